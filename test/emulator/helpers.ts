@@ -42,7 +42,7 @@ export interface TestEmulator {
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const running = await startEmulator({ port: 0, timeScale: 0, ...options });
   const call = async (url: string, method: string, options: CallOptions) => {
-    const query = options.query ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}` : "";
+    const query = options.query ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]): [string, string] => [k, String(v)]))}` : "";
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? DEMO_KEY : options.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
