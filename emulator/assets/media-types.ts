@@ -36,9 +36,13 @@ export function isMediaType(value: string): value is MediaType {
 /** The declared MIME type unless it is generic, else the one the file extension implies. */
 export function inferMimeType(filename: string, declared: string | undefined): string {
   const clean = (declared ?? "").split(";")[0].trim().toLowerCase();
-  if (!GENERIC_MIME.has(clean)) return clean;
   const extension = filename.includes(".") ? filename.split(".").pop()!.toLowerCase() : "";
-  return MIME_BY_EXTENSION[extension] ?? "application/octet-stream";
+  const implied = MIME_BY_EXTENSION[extension];
+  // A part without Content-Type reads as text/plain (RFC 7578 default), so a known extension wins over it.
+  if (GENERIC_MIME.has(clean) || (clean === "text/plain" && implied !== undefined)) {
+    return implied ?? "application/octet-stream";
+  }
+  return clean;
 }
 
 export function mediaTypeOfMime(mime: string): MediaType {

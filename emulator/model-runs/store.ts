@@ -148,10 +148,12 @@ export class ModelRunStore {
   }
 
   list(keyScope: string, query: { status?: ModelRunStatus; page?: number; page_size?: number }) {
+    // Newest first; runs of the same second keep reverse submission order (the map keeps insertion order).
     const matching = [...this.runs.values()]
+      .reverse()
       .filter((r) => r.key_scope === keyScope)
       .filter((r) => query.status === undefined || r.status === query.status)
-      .sort((a, b) => b.created_at - a.created_at || b.run_id.localeCompare(a.run_id));
+      .sort((a, b) => b.created_at - a.created_at);
     return {
       total: matching.length,
       items: paginate(matching, query.page ?? 1, query.page_size ?? 20).map((r) => this.present(r)),
@@ -204,7 +206,7 @@ export class ModelRunStore {
   runDue(now: number): void {
     const due = [...this.runs.values()]
       .filter((r) => r.due !== null && r.due.at <= now)
-      .sort((a, b) => a.due!.at - b.due!.at || a.created_at - b.created_at || a.run_id.localeCompare(b.run_id));
+      .sort((a, b) => a.due!.at - b.due!.at);
     for (const run of due) this.step(run);
   }
 

@@ -227,11 +227,13 @@ export class WorkflowStore {
   }
 
   runList(user: string, query: RunListQuery) {
+    // Newest first; runs of the same second keep reverse submission order (the map keeps insertion order).
     const matching = [...this.runs.values()]
+      .reverse()
       .filter((r) => r.owner === user)
       .filter((r) => query.workflow_id === undefined || r.workflow_id === query.workflow_id)
       .filter((r) => query.status === undefined || r.run_status === query.status)
-      .sort((a, b) => b.created_at - a.created_at || b.run_order_id.localeCompare(a.run_order_id));
+      .sort((a, b) => b.created_at - a.created_at);
     const page = query.page ?? 1;
     const pageSize = query.page_size ?? 20;
     return {
@@ -246,9 +248,8 @@ export class WorkflowStore {
   execution(user: string, runOrderId: string, now: number) {
     const run = this.run(user, runOrderId);
     const queued = run.run_status === "queued";
-    const ahead = [...this.runs.values()].filter(
-      (r) => r.run_status === "queued" && (r.created_at < run.created_at || (r.created_at === run.created_at && r.run_order_id < run.run_order_id)),
-    ).length;
+    const all = [...this.runs.values()];
+    const ahead = all.slice(0, all.indexOf(run)).filter((r) => r.run_status === "queued").length;
     const failed = run.run_status === "failed";
     return {
       task_id: run.task_id,
@@ -293,7 +294,7 @@ export class WorkflowStore {
   runDue(now: number): void {
     const due = [...this.runs.values()]
       .filter((r) => r.due !== null && r.due.at <= now)
-      .sort((a, b) => a.due!.at - b.due!.at || a.created_at - b.created_at || a.run_order_id.localeCompare(b.run_order_id));
+      .sort((a, b) => a.due!.at - b.due!.at);
     for (const run of due) this.step(run);
   }
 
