@@ -11,6 +11,7 @@ import type { Wallet } from "./wallet";
  *   `ctx.currentUser(request)` gives the caller's user id. Validate with `parseBody`/`parseQuery`
  *   (`core/validation.ts`), answer with `ok(data)` (`core/envelope.ts`) and throw the errors of
  *   `core/errors.ts`; the server maps them to the envelope and saves state after every mutating call.
+ * - `registerAdmin(admin)` (optional) adds test controls to the `/_emulator` scope (no key, no rate limit).
  * - `snapshot()` returns plain JSON of the whole room state; `restore(json)` takes it back (state file).
  * - `reset()` goes back to the seed (POST /_emulator/reset). Seed ids must be stable across resets.
  * - State transitions are data in the store (e.g. `{status, next: {status, at}}`). The clock asks every
@@ -21,6 +22,7 @@ import type { Wallet } from "./wallet";
 export interface Room {
   readonly name: string;
   register(api: FastifyInstance): void;
+  registerAdmin?(admin: FastifyInstance): void;
   snapshot(): unknown;
   restore(state: unknown): void;
   reset(): void;
