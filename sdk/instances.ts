@@ -145,7 +145,7 @@ export class Instances {
   }
 
   /** create_by_pod. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
-  createByPod(params: CreateByPodParams, options: CallOptions = {}): Promise<Instance> {
+  async createByPod(params: CreateByPodParams, options: CallOptions = {}): Promise<Instance> {
     const issues: InputIssue[] = [];
     checkId(issues, "pod_uuid", params.pod_uuid);
     checkId(issues, "gpu_uuid", params.gpu_uuid);
@@ -164,7 +164,7 @@ export class Instances {
   }
 
   /** create_by_image. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
-  createByImage(params: CreateByImageParams, options: CallOptions = {}): Promise<Instance> {
+  async createByImage(params: CreateByImageParams, options: CallOptions = {}): Promise<Instance> {
     const issues: InputIssue[] = [];
     checkId(issues, "image_uuid", params.image_uuid);
     checkId(issues, "gpu_uuid", params.gpu_uuid);

@@ -88,7 +88,7 @@ export class ModelRuns {
   }
 
   /** Submit a video task. Retried with the same idempotency_key, so a retry returns the same task. */
-  submit(params: ModelRunSubmitParams, options: CallOptions = {}): Promise<ModelRun> {
+  async submit(params: ModelRunSubmitParams, options: CallOptions = {}): Promise<ModelRun> {
     const checked = checkModelRunInputs(params.inputs);
     const issues: InputIssue[] = [...idempotencyKeyIssues(params.idempotency_key), ...checked.issues];
     if (issues.length > 0) throw inputValidationError(SUBMIT_CTX, issues);

@@ -259,7 +259,7 @@ export class Workflows {
   }
 
   /** Submit a run. Retried with the same idempotency_key, so a retry replays rather than duplicates. */
-  submit(params: SubmitParams, options: SubmitOptions = {}): Promise<SubmitResult> {
+  async submit(params: SubmitParams, options: SubmitOptions = {}): Promise<SubmitResult> {
     const action = `submit a run of workflow ${params.workflow_id}`;
     const issues: InputIssue[] = [...idempotencyKeyIssues(params.idempotency_key)];
     if (typeof params.workflow_id !== "string" || params.workflow_id === "") {
