@@ -232,10 +232,10 @@ describe("a client-wide limiter", () => {
     const limited = await startCloud({ rateLimit: 5 });
     try {
       const c = limited.client({ maxRetries: 6 });
-      const results = await Promise.all(Array.from({ length: 15 }, () => c.catalogue.gpus()));
+      const results = await Promise.all(Array.from({ length: 12 }, () => c.catalogue.gpus()));
       expect(results.every((r) => r.total > 0)).toBe(true);
       const rateLimited = limited.events.filter((e) => e.status === 429).length;
-      expect(rateLimited).toBeLessThan(15);
+      expect(rateLimited).toBeLessThan(12);
     } finally {
       await limited.close();
     }
