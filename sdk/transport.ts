@@ -94,35 +94,46 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * Client-wide pacing after 429s, so concurrent callers do not stampede: a 429 pauses every new send
- * until its Retry-After has passed, then sends are spaced out; the spacing doubles on each further 429
- * and halves on each success until it is gone.
+ * until its Retry-After has passed, then sends are spaced out. The spacing doubles once per wave of
+ * 429s (429s to requests sent before the last doubling belong to the wave already counted) and
+ * shrinks by a tenth on each success until it is gone.
  */
 export class PacingGate {
   private pausedUntil = 0;
   private nextSlotAt = 0;
-  private spacingMs = 0;
+  private spacing = 0;
+  private escalatedAt = -Infinity;
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /** Current gap between sends, in ms (0 when no 429 was seen lately). */
+  get spacingMs(): number {
+    return this.spacing;
+  }
 
   async wait(signal?: AbortSignal): Promise<void> {
     for (;;) {
       const now = this.now();
       const at = Math.max(now, this.pausedUntil, this.nextSlotAt);
       if (at <= now) {
-        this.nextSlotAt = now + this.spacingMs;
+        this.nextSlotAt = now + this.spacing;
         return;
       }
       await sleep(at - now, signal);
     }
   }
 
-  rateLimited(retryAfterMs: number | undefined): void {
-    this.pausedUntil = Math.max(this.pausedUntil, this.now() + (retryAfterMs ?? 1000));
-    this.spacingMs = Math.min(2000, this.spacingMs === 0 ? 50 : this.spacingMs * 2);
+  /** `sentAt`: when the refused request was sent (this gate's clock). */
+  rateLimited(retryAfterMs: number | undefined, sentAt: number): void {
+    const now = this.now();
+    this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? 1000));
+    if (sentAt < this.escalatedAt) return;
+    this.escalatedAt = now;
+    this.spacing = Math.min(2000, this.spacing === 0 ? 50 : this.spacing * 2);
   }
 
   succeeded(): void {
-    this.spacingMs = this.spacingMs < 20 ? 0 : Math.floor(this.spacingMs / 2);
+    this.spacing = this.spacing < 10 ? 0 : Math.floor(this.spacing * 0.9);
   }
 }
 
@@ -188,6 +199,7 @@ export class Transport {
     const maxRetries = spec.maxRetries ?? this.options.maxRetries;
     for (let attempt = 1; ; attempt++) {
       await this.gate.wait(spec.signal);
+      const sentAt = Date.now();
       const started = performance.now();
       const outcome = await this.attempt(spec, relPath);
       const durationMs = Math.round(performance.now() - started);
@@ -198,7 +210,7 @@ export class Transport {
       }
       const { failure, error } = outcome;
       this.emit({ method: spec.method, path: relPath, status: outcome.httpStatus, durationMs, attempt, retries: attempt - 1, error: error.message });
-      if (failure.kind === "status" && failure.status === 429) this.gate.rateLimited(failure.retryAfterMs);
+      if (failure.kind === "status" && failure.status === 429) this.gate.rateLimited(failure.retryAfterMs, sentAt);
       const decision = decide(spec.safety, failure, attempt, maxRetries, this.options.backoff);
       if (decision.action === "fail") throw error;
       if (decision.action === "outcome_unknown") throw this.outcomeUnknown(spec, relPath, failure, outcome.body);

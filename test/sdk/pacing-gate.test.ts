@@ -14,7 +14,7 @@ describe("the client-wide pacing gate", () => {
 
   it("holds every caller until Retry-After has passed, then spaces them out", async () => {
     const gate = new PacingGate();
-    gate.rateLimited(120);
+    gate.rateLimited(120, Date.now());
     const released: number[] = [];
     const start = Date.now();
     await Promise.all([0, 1, 2].map(() => gate.wait().then(() => released.push(Date.now() - start))));
@@ -24,17 +24,30 @@ describe("the client-wide pacing gate", () => {
     expect(released[2] - released[1]).toBeGreaterThanOrEqual(45);
   });
 
+  it("counts a wave of 429s to requests sent together once", () => {
+    let now = 1000;
+    const gate = new PacingGate(() => now);
+    const sentAt = now;
+    now += 5;
+    for (let i = 0; i < 6; i++) gate.rateLimited(0, sentAt);
+    expect(gate.spacingMs).toBe(50);
+    now += 100;
+    gate.rateLimited(0, now - 1);
+    expect(gate.spacingMs).toBe(100);
+  });
+
   it("forgets the spacing after successes", async () => {
     const gate = new PacingGate();
-    gate.rateLimited(0);
-    for (let i = 0; i < 4; i++) gate.succeeded();
+    gate.rateLimited(0, Date.now());
+    for (let i = 0; i < 20; i++) gate.succeeded();
+    expect(gate.spacingMs).toBe(0);
     await gate.wait();
     expect(await timed(() => gate.wait())).toBeLessThan(20);
   });
 
   it("stops waiting when the caller aborts", async () => {
     const gate = new PacingGate();
-    gate.rateLimited(10_000);
+    gate.rateLimited(10_000, Date.now());
     await expect(gate.wait(AbortSignal.timeout(20))).rejects.toMatchObject({ name: "TimeoutError" });
   });
 });
