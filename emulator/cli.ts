@@ -9,7 +9,8 @@ A local emulator of the GPU cloud's open API v2 (base http://HOST:PORT/api/open/
 Options:
   --host HOST            bind address (default 127.0.0.1)
   --port N               port, 0 picks a free one (default 8787)
-  --api-key KEY          an accepted key; KEY is its own user, USER:KEY shares USER (repeatable; default demo-key)
+  --api-key KEY          an accepted key (repeatable; default demo-key). USER:KEY makes keys of one USER
+                         share resources; a bare KEY is its own user, named by the key's fingerprint
   --balance CNY          starting balance of every user (default 1000)
   --time-scale N         simulated seconds per real second; 0 freezes the clock (default 1)
   --rate-limit N         requests per second per key, 0 is off (default 0)
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  const running = await startEmulator({
+  const starting = startEmulator({
     host: values.host,
     port: numberOption("port", values.port, 8787, (n) => Number.isInteger(n) && n >= 0 && n <= 65535),
     apiKeys: values["api-key"],
@@ -53,15 +54,17 @@ async function main(): Promise<void> {
     rateLimit: numberOption("rate-limit", values["rate-limit"], 0, (n) => Number.isInteger(n) && n >= 0),
     stateFile: values.state,
   });
-  process.stdout.write(`gpucloud emulator listening on ${running.url}\n`);
+  // Handlers go in before the listening line: a supervisor may signal as soon as it reads that line.
   const stop = () => {
-    running.close().then(
+    starting.then((running) => running.close()).then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  const running = await starting;
+  process.stdout.write(`gpucloud emulator listening on ${running.url}\n`);
 }
 
 main().catch((error: unknown) => {
