@@ -1,0 +1,43 @@
+import * as pulumi from "@pulumi/pulumi";
+import { GpuCloudClient } from "../../sdk";
+import { Connection, ConnectionOverrides, resolveConnection } from "./config";
+
+/** Options every data source accepts. */
+export interface DataSourceOptions extends ConnectionOverrides {
+  /**
+   * Items per page when walking a list (default: the SDK's). Every page is read whatever the size;
+   * a smaller size only means more requests. Catalogue results are cached regardless of it.
+   */
+  pageSize?: number;
+}
+
+/** Arguments of an `...Output` form: each field may be a `pulumi.Input`. */
+export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+/** Opens a client for one data source call and always closes it, so no socket outlives the call. */
+export async function withClient<T>(connection: Connection, use: (client: GpuCloudClient) => Promise<T>): Promise<T> {
+  const client = new GpuCloudClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey });
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (config.ts). */
+export function connect(opts: DataSourceOptions | undefined, requireKey = true): Connection {
+  return resolveConnection(opts ?? {}, requireKey);
+}
+
+export function paging(opts: DataSourceOptions | undefined): { pageSize?: number } {
+  return opts?.pageSize === undefined ? {} : { pageSize: opts.pageSize };
+}
+
+/** The `...Output` form of a Promise-form data source: waits for every input, then calls it. */
+export function lift<A, R>(
+  promiseForm: (args: A, opts?: DataSourceOptions) => Promise<R>,
+  args: InputArgs<A>,
+  opts: DataSourceOptions | undefined,
+): pulumi.Output<R> {
+  return pulumi.output(args).apply((resolved) => promiseForm(resolved as A, opts)) as pulumi.Output<R>;
+}
