@@ -8,12 +8,19 @@
  * that run several times in one process (the Automation API's inline programs) call
  * `clearCatalogueCache()` between runs to see catalogue changes.
  */
+import { createHash } from "node:crypto";
+
 const entries = new Map<string, Promise<unknown>>();
 
 export interface CatalogueKey {
   baseUrl: string;
   endpoint: string;
   filters?: Record<string, string | number | undefined>;
+  /**
+   * The API key, for answers that depend on the caller (a non-public workflow is visible to its
+   * owner only). It enters the cache key only as a hash.
+   */
+  caller?: string;
 }
 
 export function cachedCatalogue<T>(key: CatalogueKey, load: () => Promise<T>): Promise<T> {
@@ -38,9 +45,10 @@ export function clearCatalogueCache(): void {
   entries.clear();
 }
 
-function cacheId({ baseUrl, endpoint, filters = {} }: CatalogueKey): string {
+function cacheId({ baseUrl, endpoint, filters = {}, caller }: CatalogueKey): string {
   const setFilters = Object.entries(filters)
     .filter(([, value]) => value !== undefined && value !== "")
     .sort(([a], [b]) => a.localeCompare(b));
-  return JSON.stringify([baseUrl, endpoint, setFilters]);
+  const callerHash = caller === undefined ? null : createHash("sha256").update(caller).digest("hex");
+  return JSON.stringify([baseUrl, endpoint, setFilters, callerHash]);
 }

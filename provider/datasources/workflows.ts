@@ -76,7 +76,9 @@ export interface GetWorkflowArgs {
 
 /**
  * Reads a published workflow with its parameter and output manifests. A published revision does
- * not change under a running program, so each workflow is fetched once per run (see catalogue-cache.ts).
+ * not change under a running program, so each workflow is fetched once per run and API key (a
+ * non-public workflow is visible to its owner only; see catalogue-cache.ts). A workflow that does
+ * not exist, or is another user's non-public one, throws the SDK's `NotFoundError`.
  *
  * @example
  * const wf = await gpucloud.getWorkflow({ workflowId: "wf_text2img" });
@@ -89,7 +91,12 @@ export async function getWorkflow(args: GetWorkflowArgs, opts?: DataSourceOption
   }
   const connection = connect(opts);
   const raw = await cachedCatalogue(
-    { baseUrl: connection.baseUrl, endpoint: "/workflow/market/info", filters: { workflow_id: workflowId } },
+    {
+      baseUrl: connection.baseUrl,
+      endpoint: "/workflow/market/info",
+      filters: { workflow_id: workflowId },
+      caller: connection.apiKey,
+    },
     () => withClient(connection, (client) => client.workflows.info(workflowId)),
   );
   return toWorkflow(raw);
