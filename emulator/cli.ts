@@ -9,7 +9,8 @@ A local emulator of the GPU cloud's open API v2 (base http://HOST:PORT/api/open/
 Options:
   --host HOST            bind address (default 127.0.0.1)
   --port N               port, 0 picks a free one (default 8787)
-  --api-key KEY          an accepted key; KEY is its own user, USER:KEY shares USER (repeatable; default demo-key)
+  --api-key KEY          an accepted key (repeatable; default demo-key). USER:KEY makes keys of one USER
+                         share resources; a bare KEY is its own user, named by the key's fingerprint
   --balance CNY          starting balance of every user (default 1000)
   --time-scale N         simulated seconds per real second; 0 freezes the clock (default 1)
   --rate-limit N         requests per second per key, 0 is off (default 0)

@@ -13,8 +13,9 @@ interface KeyEntry {
 }
 
 /**
- * API keys and the users they belong to. A spec is `KEY` (the key is its own user, named after it)
- * or `USER:KEY` (keys with the same USER share one user), as the CLI's `--api-key` (DESIGN §5).
+ * API keys and the users they belong to. A spec is `KEY` or `USER:KEY` (keys with the same USER share
+ * one user), as the CLI's `--api-key` (DESIGN §5). A bare KEY is its own user, named by the key's
+ * fingerprint so that dumps and admin paths never carry the key itself.
  */
 export class KeyRing {
   private entries = new Map<string, KeyEntry>();
@@ -64,10 +65,15 @@ export class KeyRing {
   }
 }
 
+/** The user a key spec belongs to: USER for `USER:KEY`, the key's fingerprint for a bare KEY. */
+export function userOfKeySpec(spec: string): string {
+  return parseKeySpec(spec).user;
+}
+
 export function parseKeySpec(spec: string): { user: string; key: string } {
   const colon = spec.indexOf(":");
-  const user = colon === -1 ? spec : spec.slice(0, colon);
   const key = colon === -1 ? spec : spec.slice(colon + 1);
+  const user = colon === -1 ? fingerprint(spec) : spec.slice(0, colon);
   if (user === "" || key === "" || /\s/.test(spec)) {
     throw new Error(`invalid API key spec: expected KEY or USER:KEY without spaces (got ${spec.length} characters)`);
   }

@@ -6,8 +6,9 @@ import { paramError } from "./errors";
  * `"<field>: <rule>"` (CONTRACTS.md). Rules are worded for people, not zod's internals.
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
-    return parseWith(schema, {}, "body");
+  if (body === undefined) return parseWith(schema, {}, "body");
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw paramError("body", "must be a JSON object sent with 'Content-Type: application/json'");
   }
   return parseWith(schema, body, "body");
 }

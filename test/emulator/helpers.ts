@@ -1,7 +1,9 @@
-import { type EmulatorOptions, type RunningEmulator, startEmulator } from "pulumi-gpucloud/emulator";
+import { type EmulatorOptions, type RunningEmulator, startEmulator, userOfKeySpec } from "pulumi-gpucloud/emulator";
 
 /** The key every emulator starts with when no apiKeys are given (DESIGN §5). */
 export const DEMO_KEY = "demo-key";
+/** The user behind DEMO_KEY, as admin paths such as /users/{user}/balance name it. */
+export const DEMO_USER = userOfKeySpec(DEMO_KEY);
 
 export interface Answer<T = unknown> {
   status: number;
@@ -69,8 +71,8 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
 }
 
 /** Seed lookups by name, as the DESIGN asks tests to do (uuids are stable but opaque). */
-export async function gpuUuid(t: TestEmulator, name: string): Promise<string> {
-  const answer = await t.api("GET", "/gpu/list");
+export async function gpuUuid(t: TestEmulator, name: string, key?: string): Promise<string> {
+  const answer = await t.api("GET", "/gpu/list", { key });
   const gpu = answer.body.data.gpu_list.find((g: { gpu_name: string }) => g.gpu_name === name);
   if (!gpu) throw new Error(`no seed GPU ${name}`);
   return gpu.gpu_uuid;
@@ -93,7 +95,7 @@ export async function createInstance(
     key: options.key,
     body: {
       pod_uuid: (await pod(t, options.podTitle ?? "ComfyUI")).uuid,
-      gpu_uuid: await gpuUuid(t, options.gpu ?? "4090D"),
+      gpu_uuid: await gpuUuid(t, options.gpu ?? "4090D", options.key),
       gpu_nums: options.gpuNums ?? 1,
     },
   });
