@@ -1,40 +1,31 @@
 import Decimal from "decimal.js";
-import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
+import { type Answer, type Envelope, startTestEmulator, type TestEmulator } from "./helpers";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-let emu: RunningEmulator;
+let t: TestEmulator;
 const ALICE = "alice-key";
 const BOB = "bob-key";
 const STUDIO = "studio-key";
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, timeScale: 0, apiKeys: [`alice:${ALICE}`, `bob:${BOB}`, `studio:${STUDIO}`], balance: 100 });
+  t = await startTestEmulator({ apiKeys: [`alice:${ALICE}`, `bob:${BOB}`, `studio:${STUDIO}`], balance: 100 });
 });
-afterAll(() => emu.close());
-beforeEach(() => post("/_emulator/reset", {}));
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.admin("POST", "/reset");
+});
 
-async function call(method: string, path: string, key?: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${emu.apiBase}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Json };
-}
-const get = (path: string, key = ALICE) => call("GET", path, key);
-const submit = (body: Json, key = ALICE) => call("POST", "/workflow/run/submit", key, body);
-async function post(path: string, body: unknown) {
-  const res = await fetch(`${emu.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  expect(res.status).toBe(200);
-}
-const advance = (seconds: number) => post("/_emulator/clock/advance", { seconds });
+const get = (path: string, key = ALICE) => t.api("GET", path, { key });
+const submit = (body: Json, key = ALICE) => t.api("POST", "/workflow/run/submit", { key, body });
+const advance = (seconds: number) => t.advance(seconds);
 const balance = async (key = ALICE) => (await get("/balance/info", key)).body.data.balance as number;
 const runInfo = async (id: string, key = ALICE) => (await get(`/workflow/run/info?run_order_id=${id}`, key)).body.data as Json;
 
 async function upload(name: string, type: string, key = ALICE): Promise<Json> {
   const form = new FormData();
   form.append("file", new Blob([Buffer.from("binary-bytes")], { type }), name);
-  const res = await fetch(`${emu.apiBase}/assets`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${t.apiBase}/assets`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
   const body = (await res.json()) as Json;
   expect(body.code).toBe(0);
   return body.data;
@@ -57,7 +48,7 @@ const remix = (inputs: Json = {}, extra: Json = {}): Json => ({
   ...extra,
 });
 
-function expectEngineRejection(res: { status: number; body: Json }, detail: RegExp) {
+function expectEngineRejection(res: Answer<Envelope>, detail: RegExp) {
   expect(res.status).toBe(400);
   expect(res.body.code).toBe(1);
   expect(res.body.data.error).toEqual({
@@ -237,18 +228,14 @@ describe("workflow run submit and lifecycle", () => {
   });
 
   it("refuses a quote the balance cannot cover with code 1 and creates no run", async () => {
-    await fetch(`${emu.url}/_emulator/users/alice/balance`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ balance: 0.49 }),
-    });
+    await t.admin("PUT", "/users/alice/balance", { balance: 0.49 });
     const res = await submit(portrait());
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 1, msg: expect.stringMatching(/^insufficient balance/) });
     expect((await get("/workflow/run/list")).body.data.total).toBe(0);
   });
 
-  it("pins an older revision: its quote, its manifest and gpu 4080 by default", async () => {
+  it("pins an older revision: its quote and its manifest; an unknown revision is 404 code -1", async () => {
     const res = await submit(portrait({}, { revision_id: "rev_portrait_studio_1" }));
     expect(res.body.data).toMatchObject({ revision_id: "rev_portrait_studio_1", quote_amount: "0.40000000" });
     const old = await submit(portrait({ style_image: "https://example.com/s.png" }, { revision_id: "rev_portrait_studio_1" }));
