@@ -206,6 +206,16 @@ export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
       message: build(`the API key lacks permission: ${said}`, "Use a key whose permission range covers this operation."),
     });
   }
+  // CONTRACTS.md: a missing resource answers the envelope (code -1 or 1); the alt shape with code 404 is an unknown path.
+  if (status === 404 && parsed.code === 404) {
+    return new NotFoundError({
+      ...base,
+      message: build(
+        `the API has no such endpoint: ${said}`,
+        "Check that baseUrl is the service root (the client appends /api/open/v2) and that the service speaks API v2.",
+      ),
+    });
+  }
   if (status === 404 || (status === 200 && parsed.code === -1 && /not (found|exist)/i.test(parsed.apiMessage ?? ""))) {
     return new NotFoundError({
       ...base,

@@ -48,7 +48,8 @@ describe("errors built from an HTTP status and a body", () => {
     });
     expect(envelope).toBeInstanceOf(NotFoundError);
     expect(alt).toBeInstanceOf(NotFoundError);
-    expect(alt.message).toContain("not found: no route /nope");
+    expect(alt.message).toContain("the API has no such endpoint: not found: no route /nope");
+    expect(alt.message).toContain("Check that baseUrl is the service root");
     expect(errorFromResponse({ ...ctx, status: 200, body: { code: -1, msg: "image does not exist" } })).toBeInstanceOf(NotFoundError);
     expect(errorFromResponse({ ...ctx, status: 200, body: { code: -1, msg: "query failed" } })).toBeInstanceOf(BusinessError);
   });
