@@ -1,6 +1,7 @@
 import { startEmulator } from "pulumi-gpucloud/emulator";
 import { clearCatalogueCache } from "../../provider/datasources/catalogue-cache";
 
+export const USER = "ds-user";
 export const API_KEY = "datasources-key";
 export const OTHER_KEY = "other-user-key";
 
@@ -14,7 +15,7 @@ export interface LoggedRequest {
 
 /** A real emulator on a free loopback port with a frozen clock: time moves only when a test advances it. */
 export async function startFrozenEmulator(): Promise<RunningEmulator> {
-  return startEmulator({ port: 0, apiKeys: [API_KEY, OTHER_KEY], timeScale: 0 });
+  return startEmulator({ port: 0, apiKeys: [`${USER}:${API_KEY}`, `other-user:${OTHER_KEY}`], timeScale: 0 });
 }
 
 export async function admin(emu: RunningEmulator, method: string, path: string, body?: unknown): Promise<unknown> {

@@ -1,6 +1,6 @@
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import { getBalance, getBalanceOutput, getGpu, getInstances, getInstancesOutput, getPod } from "../../provider/datasources";
-import { admin, advance, API_KEY, connectionFor, freshStart, OTHER_KEY, requests, RunningEmulator, startFrozenEmulator } from "./harness";
+import { admin, advance, API_KEY, connectionFor, freshStart, OTHER_KEY, requests, RunningEmulator, startFrozenEmulator, USER } from "./harness";
 import { resolveOutput } from "./outputs";
 
 let emu: RunningEmulator;
@@ -87,7 +87,7 @@ describe("getBalance", () => {
     const opts = connectionFor(emu);
     const before = await getBalance(opts);
     expect(before).toEqual({ balance: expect.any(Number), cardBalance: expect.any(Number), currency: "CNY" });
-    await admin(emu, "PUT", `/users/${API_KEY}/balance`, { balance: 42.5 });
+    await admin(emu, "PUT", `/users/${USER}/balance`, { balance: 42.5 });
     expect((await getBalance(opts)).balance).toBe(42.5);
   });
 
