@@ -11,6 +11,8 @@ export interface DataSourceOptions extends ConnectionOverrides {
   pageSize?: number;
 }
 
+const MAX_PAGE_SIZE = 100;
+
 /** Arguments of an `...Output` form: each field may be a `pulumi.Input`. */
 export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
@@ -30,7 +32,16 @@ export function connect(opts: DataSourceOptions | undefined, requireKey = true):
 }
 
 export function paging(opts: DataSourceOptions | undefined): { pageSize?: number } {
-  return opts?.pageSize === undefined ? {} : { pageSize: opts.pageSize };
+  const pageSize = opts?.pageSize;
+  if (pageSize === undefined) {
+    return {};
+  }
+  // api-v2.md (Limits) caps page_size at 100 for the model-runs list and shows no other cap; the
+  // emulator applies 100 everywhere, so a larger size is refused here rather than by the cloud.
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+    throw new RangeError(`pageSize is ${pageSize}; it must be an integer from 1 to ${MAX_PAGE_SIZE}.`);
+  }
+  return { pageSize };
 }
 
 /** The `...Output` form of a Promise-form data source: waits for every input, then calls it. */

@@ -66,6 +66,7 @@ export function getGpusOutput(args: InputArgs<GetGpusArgs> = {}, opts?: DataSour
  *
  * @example
  * const gpu = await gpucloud.getGpu({ name: "4090D" });
+ * const pod = await gpucloud.getPod({ title: "ComfyUI" });
  * new gpucloud.Instance("worker", { podUuid: pod.podUuid, gpuUuid: gpu.gpuUuid, gpuNums: 1 });
  */
 export async function getGpu(args: GetGpuArgs, opts?: DataSourceOptions): Promise<GpuModel> {

@@ -74,9 +74,10 @@ export async function getMarketImages(
   opts?: DataSourceOptions,
 ): Promise<GetMarketImagesResult> {
   const connection = connect(opts, false);
+  const pages = paging(opts);
   const filters = { cuda_version: blankToUndefined(args.cudaVersion), python_version: blankToUndefined(args.pythonVersion) };
   const raw = await cachedCatalogue({ baseUrl: connection.baseUrl, endpoint: "/image/market/list", filters }, () =>
-    withClient(connection, (client) => collect(client.catalogue.marketImagesAll(definedOnly(filters), paging(opts)))),
+    withClient(connection, (client) => collect(client.catalogue.marketImagesAll(definedOnly(filters), pages))),
   );
   return { images: raw.map(toMarketImage) };
 }

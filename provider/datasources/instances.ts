@@ -63,7 +63,9 @@ export interface GetInstancesResult {
  * const running = instances.filter((i) => i.statusName === "running").length;
  */
 export async function getInstances(opts?: DataSourceOptions): Promise<GetInstancesResult> {
-  const raw = await withClient(connect(opts), (client) => collect(client.instances.listAll(paging(opts))));
+  const connection = connect(opts);
+  const pages = paging(opts);
+  const raw = await withClient(connection, (client) => collect(client.instances.listAll(pages)));
   return { instances: raw.map(toInstanceSummary) };
 }
 

@@ -67,7 +67,8 @@ export function getPodsOutput(args: InputArgs<GetPodsArgs> = {}, opts?: DataSour
  * the title). The lookup reads the whole pod catalogue once per run, whatever the number of lookups.
  *
  * @example
- * const pod = await gpucloud.getPod({ title: "ComfyUI", tag: "v1.2" });
+ * const pod = await gpucloud.getPod({ title: "ComfyUI", tag: "v1.2.5" });
+ * const gpu = await gpucloud.getGpu({ name: "4090D" });
  * new gpucloud.Instance("worker", { podUuid: pod.podUuid, podTag: pod.tag, gpuUuid: gpu.gpuUuid, gpuNums: 1 });
  */
 export async function getPod(args: GetPodArgs, opts?: DataSourceOptions): Promise<SelectedPod> {
@@ -112,11 +113,10 @@ export function getPodOutput(args: InputArgs<GetPodArgs>, opts?: DataSourceOptio
 
 function podCatalogue(opts: DataSourceOptions | undefined, name: string | undefined): Promise<RawPod[]> {
   const connection = connect(opts, false);
+  const pages = paging(opts);
   const filter = name === "" ? undefined : name;
   return cachedCatalogue({ baseUrl: connection.baseUrl, endpoint: "/pod/list", filters: { name: filter } }, () =>
-    withClient(connection, (client) =>
-      collect(client.catalogue.podsAll(filter === undefined ? {} : { name: filter }, paging(opts))),
-    ),
+    withClient(connection, (client) => collect(client.catalogue.podsAll(filter === undefined ? {} : { name: filter }, pages))),
   );
 }
 

@@ -48,6 +48,13 @@ describe("getPods", () => {
     expect(await requests(emu, "/pod/list")).toHaveLength(onePage.length);
   });
 
+  it.each([0, 101, 2.5])("refuses a page size of %p before calling the cloud", async (pageSize) => {
+    await expect(getPods({}, { baseUrl: emu.url, pageSize })).rejects.toThrow(
+      `pageSize is ${pageSize}; it must be an integer from 1 to 100.`,
+    );
+    expect(await requests(emu)).toHaveLength(0);
+  });
+
   it("has an Output form that takes Inputs", async () => {
     const { pods } = await resolveOutput(getPodsOutput({ name: Promise.resolve("comfy") }, { baseUrl: emu.url }));
     expect(pods.map((p) => p.title)).toEqual(["ComfyUI"]);
