@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
-import { int, listOf as list } from "./zod-helpers";
+import { int, listOf } from "./zod-helpers";
 
 export const PriceSchema = z.looseObject({
   hour: z.number(),
@@ -48,10 +48,10 @@ export const MarketImageSchema = z.looseObject({
 });
 export type MarketImage = z.infer<typeof MarketImageSchema>;
 
-export const GpuListSchema = z.looseObject({ gpu_list: list(GpuSchema), total: int });
-export const PodListSchema = z.looseObject({ pod_list: list(PodSchema), total: int });
+export const GpuListSchema = z.looseObject({ gpu_list: listOf(GpuSchema), total: int });
+export const PodListSchema = z.looseObject({ pod_list: listOf(PodSchema), total: int });
 export const MarketImageListSchema = z.looseObject({
-  image_list: list(MarketImageSchema),
+  image_list: listOf(MarketImageSchema),
   total: int,
   page: int.optional(),
   page_size: int.optional(),

@@ -66,7 +66,7 @@ export class GpuCloudClient {
     return this.transport.close();
   }
 
-  /** Keeps the key out of console.log / util.inspect output. */
+  /** JSON.stringify of a client names it instead of walking its connection pool. */
   toJSON(): Record<string, string> {
     return { client: "GpuCloudClient" };
   }

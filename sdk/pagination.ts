@@ -1,7 +1,9 @@
 /**
  * Walks every page of a list endpoint. Pages start at 1 (api-v2.md "Limits"). The walk stops when the
- * items collected reach `total`, when a page comes back short or empty, or after a hard page cap so a
- * server that ignores `page` cannot loop us forever.
+ * items collected reach `total`, on an empty page, on a short page when no total is given, or after a
+ * hard page cap so a server that ignores `page` cannot loop us forever. With a total, a short page does
+ * not end the walk: api-v2.md does not show most endpoints' maximum page_size, and a server that serves
+ * fewer items than asked would otherwise be read as finished.
  */
 
 export interface Page<T> {
@@ -28,8 +30,8 @@ export async function* paginate<T>(fetchPage: PageFetcher<T>, options: PaginateO
     const { items, total } = await fetchPage(page, pageSize);
     for (const item of items) yield item;
     collected += items.length;
-    if (items.length === 0 || items.length < pageSize) return;
-    if (total !== undefined && collected >= total) return;
+    if (items.length === 0) return;
+    if (total === undefined ? items.length < pageSize : collected >= total) return;
   }
 }
 

@@ -170,8 +170,13 @@ export class Transport {
   private readonly agent: Agent;
   private readonly origin: string;
   private readonly gate = new PacingGate();
+  private readonly options: Omit<TransportOptions, "apiKey">;
+  /** Non-enumerable, so util.inspect, console.log and JSON.stringify of a client never show it. */
+  private declare readonly secret: string | undefined;
 
-  constructor(private readonly options: TransportOptions) {
+  constructor({ apiKey, ...options }: TransportOptions) {
+    this.options = options;
+    Object.defineProperty(this, "secret", { value: apiKey, enumerable: false });
     this.origin = options.baseUrl.replace(/\/+$/, "") + API_PREFIX;
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 32 });
   }
@@ -228,7 +233,7 @@ export class Transport {
       status: failure.kind === "status" ? failure.status : undefined,
       body,
       reconcile: spec.reconcile ?? "Check the current state before trying again.",
-      secret: this.options.apiKey,
+      secret: this.secret,
     });
   }
 
@@ -239,12 +244,12 @@ export class Transport {
       .slice(0, 5)
       .map((i) => `${i.path.join(".") || "data"}: ${i.message}`)
       .join("; ");
-    throw unexpectedShape({ action: spec.action, method: spec.method, path, issues, secret: this.options.apiKey });
+    throw unexpectedShape({ action: spec.action, method: spec.method, path, issues, secret: this.secret });
   }
 
   private headers(body: RequestBody | undefined): Record<string, string> {
     const headers: Record<string, string> = { accept: "application/json" };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (this.secret) headers.authorization = `Bearer ${this.secret}`;
     if (body) {
       headers["content-type"] = body.contentType;
       if (body.contentLength !== undefined) headers["content-length"] = String(body.contentLength);
@@ -261,7 +266,7 @@ export class Transport {
   }
 
   private async attempt<S extends z.ZodType>(spec: CallSpec<S>, relPath: string): Promise<AttemptOutcome> {
-    const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.options.apiKey };
+    const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.secret };
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -298,7 +303,7 @@ export class Transport {
         return {
           ok: false,
           failure: { kind },
-          error: errorFromFailure({ ...ctx, kind, detail: redact(describeError(err), this.options.apiKey) }),
+          error: errorFromFailure({ ...ctx, kind, detail: redact(describeError(err), this.secret) }),
         };
       }
       return this.interpret(spec, relPath, res.statusCode, res.headers["retry-after"], text);
@@ -322,7 +327,7 @@ export class Transport {
       body = undefined;
     }
     if (status === 200 && isRecord(body) && body.code === 0) return { ok: true, data: body.data };
-    const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.options.apiKey };
+    const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.secret };
     if (status === 200 && !(isRecord(body) && typeof body.code === "number")) {
       return {
         ok: false,

@@ -136,6 +136,26 @@ describe("instances", () => {
     expect((await client.instances.waitForStatus(instance_uuid, [2], fast)).status).toBe(2);
   });
 
+  it("starts a stopped instance on another GPU model", async () => {
+    const { instance_uuid } = await createRunning();
+    await client.instances.shutdown(instance_uuid);
+    await cloud.advance(10);
+    const gpu5090 = (await client.catalogue.gpus()).gpu_list.find((g) => g.gpu_name === "5090")!;
+    await client.instances.startup(instance_uuid, { gpu_uuid: gpu5090.gpu_uuid, gpu_nums: 2 });
+    await cloud.advance(30);
+    const info = await client.instances.waitForStatus(instance_uuid, [2], fast);
+    expect(info).toMatchObject({ gpu_uuid: gpu5090.gpu_uuid, gpu_nums: 2 });
+  });
+
+  it("cancels a request in flight when its signal aborts", async () => {
+    await cloud.fault("/instance/list", "delay", 1, { ms: 500 });
+    const controller = new AbortController();
+    const listing = client.instances.list({}, { signal: controller.signal });
+    await tick();
+    controller.abort();
+    await expect(listing).rejects.toMatchObject({ name: "AbortError" });
+  });
+
   it("schedules and cancels a shutdown", async () => {
     const { instance_uuid } = await createRunning();
     const { now } = (await (await fetch(`${cloud.url}/_emulator/clock`)).json()) as { now: number };

@@ -65,6 +65,23 @@ describe("model runs", () => {
     expect(run.status).toBe("queued");
   });
 
+  it("waits for a task that fails and finds the pre-deduction released", async () => {
+    const run = await client.modelRuns.submit({ idempotency_key: "mr-fail", inputs: { ...inputs, prompt: "FAIL on purpose" } });
+    const done = client.modelRuns.waitForRun(run.run_id, fast);
+    await tick();
+    await cloud.advance(35);
+    const failed = await done;
+    expect(failed).toMatchObject({ status: "failed", settlement_status: "released" });
+    expect(failed.error_code).not.toBe("");
+    expect((await client.modelRuns.events(run.run_id)).items.map((e) => e.event_type)).toContain("failed");
+  });
+
+  it("validateInputs returns the inputs with labels normalised", () => {
+    const checked = client.modelRuns.validateInputs({ ...inputs, images: [{ uri: "https://x.test/a.png", label: " @hero" }] });
+    expect(checked.images).toEqual([{ uri: "https://x.test/a.png", label: "hero" }]);
+    expect(() => client.modelRuns.validateInputs({ prompt: "p" })).toThrow(InputValidationError);
+  });
+
   it("reads an unknown run as NotFoundError", async () => {
     await expect(client.modelRuns.get("run_nope")).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.modelRuns.events("run_nope")).rejects.toBeInstanceOf(NotFoundError);

@@ -36,6 +36,17 @@ describe("paginate", () => {
     expect(calls).toEqual([1, 2]);
   });
 
+  it("keeps walking a server that serves fewer items per page than asked, up to total", async () => {
+    const all = Array.from({ length: 7 }, (_, i) => i);
+    const capped = async (page: number): Promise<Page<number>> => ({ items: all.slice((page - 1) * 3, page * 3), total: all.length });
+    expect(await collect(paginate(capped, { pageSize: 100 }))).toEqual(all);
+  });
+
+  it("stops on an empty page even when total promised more", async () => {
+    const items = await collect(paginate(async (page) => ({ items: page === 1 ? [1] : [], total: 5 }), { pageSize: 1 }));
+    expect(items).toEqual([1]);
+  });
+
   it("does not loop forever on a server that ignores page", async () => {
     let calls = 0;
     const items = await collect(

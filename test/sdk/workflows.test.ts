@@ -67,6 +67,22 @@ describe("workflow runs", () => {
     expect((await client.workflows.runList({ page: 1, page_size: 10 })).items).toHaveLength(1);
   });
 
+  it("waits for a run that fails and reports its error", async () => {
+    const inputs = await inputsFor(client, plain);
+    const prompt = plain.editable_parameter_manifest.find((p) => p.required && p.value_type === "string")!.name;
+    const { run_order_id } = await client.workflows.submit(
+      { workflow_id: plain.workflow_id, inputs: { ...inputs, [prompt]: "FAIL please" }, idempotency_key: "wf-fail" },
+      { detail: plain },
+    );
+    const done = client.workflows.waitForRun(run_order_id, fast);
+    await tick();
+    await cloud.advance(25);
+    const run = await done;
+    expect(run.run_status).toBe("failed");
+    expect(run.error_code).not.toBe("");
+    expect(run.error_message).not.toBe("");
+  });
+
   it("refuses bad inputs against the manifest before sending anything", async () => {
     await cloud.clearRequests();
     const err = await client.workflows
