@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  const running = await startEmulator({
+  const starting = startEmulator({
     host: values.host,
     port: numberOption("port", values.port, 8787, (n) => Number.isInteger(n) && n >= 0 && n <= 65535),
     apiKeys: values["api-key"],
@@ -54,15 +54,17 @@ async function main(): Promise<void> {
     rateLimit: numberOption("rate-limit", values["rate-limit"], 0, (n) => Number.isInteger(n) && n >= 0),
     stateFile: values.state,
   });
-  process.stdout.write(`gpucloud emulator listening on ${running.url}\n`);
+  // Handlers go in before the listening line: a supervisor may signal as soon as it reads that line.
   const stop = () => {
-    running.close().then(
+    starting.then((running) => running.close()).then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  const running = await starting;
+  process.stdout.write(`gpucloud emulator listening on ${running.url}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -28,6 +28,7 @@ const TICK_MS = 250;
 declare module "fastify" {
   interface FastifyRequest {
     user?: string;
+    keyId?: string;
     logged?: LoggedRequest;
     dropAfterCommit?: boolean;
   }
@@ -77,6 +78,10 @@ export class Emulator {
       currentUser: (request: FastifyRequest) => {
         if (request.user === undefined) throw notLoggedIn();
         return request.user;
+      },
+      currentKeyId: (request: FastifyRequest) => {
+        if (request.keyId === undefined) throw notLoggedIn();
+        return request.keyId;
       },
       wallet: this.wallet,
       ids: { next: newId },
@@ -210,7 +215,9 @@ export class Emulator {
       }
       this.limiter.check(key === undefined ? `ip:${request.ip}` : fingerprint(key));
       if (request.routeOptions.url !== undefined && request.routeOptions.config.public !== true) {
-        request.user = this.keys.authenticate(header);
+        const caller = this.keys.authenticate(header);
+        request.user = caller.user;
+        request.keyId = caller.keyId;
       }
     });
     app.addHook("onSend", async (request, _reply, payload) => {

@@ -32,15 +32,15 @@ export class KeyRing {
     return [...new Set([...this.entries.values()].map((e) => e.user))];
   }
 
-  /** The user behind an Authorization header; throws 401 code 2 otherwise (never echoing the key). */
-  authenticate(header: string | undefined): string {
+  /** The user and key fingerprint behind an Authorization header; throws 401 code 2 otherwise (never echoing the key). */
+  authenticate(header: string | undefined): { user: string; keyId: string } {
     if (header === undefined || header.trim() === "") throw notLoggedIn();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw authenticationFailed("the Authorization header must be 'Bearer <API key>'");
     const entry = this.entries.get(match[1]);
     if (!entry) throw authenticationFailed("the API key is not recognised; check the key you configured");
     if (entry.disabled) throw authenticationFailed("the API key is disabled; create or enable another key");
-    return entry.user;
+    return { user: entry.user, keyId: fingerprint(entry.key) };
   }
 
   /** Marks a key as rejected from now on; false when there is no such key. */

@@ -36,6 +36,11 @@ export interface RoomContext {
   clock: { now(): number };
   /** The caller's user id; throws 401 when the request carries no valid key. */
   currentUser(request: FastifyRequest): string;
+  /**
+   * The caller's key as a stable fingerprint (never the key itself), for what the spec scopes to the
+   * API key rather than the user (model-runs list and idempotency); throws 401 like currentUser.
+   */
+  currentKeyId(request: FastifyRequest): string;
   /** Balances, reservations (pre-deductions) and bill records, shared by all rooms. */
   wallet: Wallet;
   /** Fresh opaque ids, e.g. `ids.next("ins")`. */

@@ -265,6 +265,8 @@ export class InstancesStore {
       }
       instance.idle_close = { ...input };
     }
+    // A new policy starts a new window: idleness measured under the old thresholds does not count.
+    instance.idle_since = null;
     this.refreshIdle(instance, this.now());
     instance.idle_next_check_at = instance.idle_close && instance.status === STATUS.RUNNING ? this.now() + IDLE_CHECK_SECONDS : null;
   }

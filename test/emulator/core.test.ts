@@ -332,3 +332,32 @@ describe("emulator persistence", () => {
     }
   });
 });
+
+describe("emulator real-time clock", () => {
+  it("moves simulated time at timeScale simulated seconds per real second", async () => {
+    const t = await startTestEmulator({ timeScale: 1000 });
+    try {
+      const created = await createInstance(t);
+      const deadline = Date.now() + 5000;
+      let status = created.status;
+      while (status !== 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = (await instanceInfo(t, created.instance_uuid)).body.data.status;
+      }
+      expect(status).toBe(2);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("keeps a frozen clock (timeScale 0) still between advances", async () => {
+    const t = await startTestEmulator();
+    try {
+      const before = await t.now();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await t.now()).toBe(before);
+    } finally {
+      await t.close();
+    }
+  });
+});

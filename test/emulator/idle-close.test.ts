@@ -114,6 +114,17 @@ describe("emulator set_idle_close", () => {
     expect((await info(uuid)).data.status).toBe(21);
   });
 
+  it("starts a new window when the policy changes", async () => {
+    const uuid = await runningInstance(t);
+    await setIdle({ instance_uuid: uuid, idle_period_minutes: 30 });
+    await t.advance(25 * 60);
+    await setIdle({ instance_uuid: uuid, idle_period_minutes: 10 });
+    await t.advance(9 * 60);
+    expect((await info(uuid)).data.status).toBe(2);
+    await t.advance(60);
+    expect((await info(uuid)).data.status).toBe(21);
+  });
+
   it.each([5, 15, -10, 60.5])("refuses idle_period_minutes %s with 400 code 1", async (minutes) => {
     const uuid = await runningInstance(t);
     const answer = await setIdle({ instance_uuid: uuid, idle_period_minutes: minutes });
