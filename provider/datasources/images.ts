@@ -39,7 +39,7 @@ export interface GetMarketImagesResult {
 }
 
 /** One of the caller's own saved images (api-v2.md: Personal image). */
-export interface PersonalImage {
+export interface PersonalImageSummary {
   /** Id to pass as an Instance's `imageUuid` or a PersonalImage's adopted id. */
   imageUuid: string;
   title: string;
@@ -59,7 +59,7 @@ export interface PersonalImage {
 }
 
 export interface GetPersonalImagesResult {
-  images: PersonalImage[];
+  images: PersonalImageSummary[];
 }
 
 /**
@@ -126,9 +126,9 @@ function toMarketImage(raw: RawMarketImage): MarketImage {
   });
 }
 
-const SAVE_STATUS_NAMES: Record<number, PersonalImage["saveImageStatusName"]> = { 1: "uploading", 2: "saved", 3: "failed" };
+const SAVE_STATUS_NAMES: Record<number, PersonalImageSummary["saveImageStatusName"]> = { 1: "uploading", 2: "saved", 3: "failed" };
 
-function toPersonalImage(raw: RawPersonalImage): PersonalImage {
+function toPersonalImage(raw: RawPersonalImage): PersonalImageSummary {
   const status = raw.save_image_status;
   return withDefined({
     imageUuid: raw.uuid,

@@ -14,7 +14,7 @@ export type {
   MarketImage,
   GetMarketImagesArgs,
   GetMarketImagesResult,
-  PersonalImage,
+  PersonalImageSummary,
   GetPersonalImagesResult,
 } from "./images";
 export { getInstances, getInstancesOutput } from "./instances";

@@ -59,6 +59,7 @@ describe("getGpu", () => {
     const failure = getGpu({ name: "4090" }, opts);
     await expect(failure).rejects.toBeInstanceOf(NoMatchError);
     await expect(failure).rejects.toThrow('no GPU model named "4090" among the valid GPU models: 4080, 4090D, 5090');
+    await expect(failure).rejects.toMatchObject({ available: ["4080", "4090D", "5090"] });
   });
 
   it("refuses an invalid model unless includeInvalid is set, and says how to get it", async () => {
