@@ -39,6 +39,8 @@ export interface UploadOptions extends CallOptions {
   ttl_hours?: number;
   /** MIME type of the file part; defaults from the file name's extension. */
   mime_type?: string;
+  /** Per-request timeout for this upload; defaults to the client's timeoutMs. */
+  timeoutMs?: number;
 }
 
 const MIME_BY_EXTENSION: Record<string, string> = {
@@ -176,6 +178,7 @@ export class Assets {
       schema: AssetSchema,
       reconcile: "Uploading again is harmless apart from a second temporary asset.",
       maxRetries: file.replayable ? undefined : 0,
+      timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
   }

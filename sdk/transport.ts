@@ -68,6 +68,8 @@ export interface CallSpec<S extends z.ZodType> {
   schema: S;
   signal?: AbortSignal;
   maxRetries?: number;
+  /** Overrides the client's per-request timeout for this call (uploads of large files). */
+  timeoutMs?: number;
   /** What the caller should do when the outcome is unknown (unsafe calls). */
   reconcile?: string;
 }
@@ -164,7 +166,7 @@ function buildPath(path: string, query: Query | undefined): string {
 
 type AttemptOutcome =
   | { ok: true; data: unknown }
-  | { ok: false; failure: Failure; error: GpuCloudError; body?: unknown };
+  | { ok: false; failure: Failure; error: GpuCloudError; httpStatus?: number; body?: unknown };
 
 export class Transport {
   private readonly agent: Agent;
@@ -195,8 +197,7 @@ export class Transport {
         return this.parseData(spec, relPath, outcome.data);
       }
       const { failure, error } = outcome;
-      const status = failure.kind === "status" ? failure.status : undefined;
-      this.emit({ method: spec.method, path: relPath, status, durationMs, attempt, retries: attempt - 1, error: error.message });
+      this.emit({ method: spec.method, path: relPath, status: outcome.httpStatus, durationMs, attempt, retries: attempt - 1, error: error.message });
       if (failure.kind === "status" && failure.status === 429) this.gate.rateLimited(failure.retryAfterMs);
       const decision = decide(spec.safety, failure, attempt, maxRetries, this.options.backoff);
       if (decision.action === "fail") throw error;
@@ -207,6 +208,10 @@ export class Transport {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  private timeoutOf<S extends z.ZodType>(spec: CallSpec<S>): number {
+    return spec.timeoutMs ?? this.options.timeoutMs;
   }
 
   private emit(event: RequestEvent): void {
@@ -223,7 +228,7 @@ export class Transport {
       failure.kind === "status"
         ? `the service answered HTTP ${failure.status}, which does not say whether the work was done`
         : failure.kind === "timeout"
-          ? `no answer came within ${this.options.timeoutMs} ms`
+          ? `no answer came within ${this.timeoutOf(spec)} ms`
           : "the connection was dropped before the answer arrived";
     return outcomeUnknown({
       action: spec.action,
@@ -272,7 +277,7 @@ export class Transport {
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.options.timeoutMs);
+    }, this.timeoutOf(spec));
     const onCallerAbort = (): void => controller.abort();
     spec.signal?.addEventListener("abort", onCallerAbort, { once: true });
     try {
@@ -296,7 +301,7 @@ export class Transport {
           return {
             ok: false,
             failure: { kind: "timeout" },
-            error: errorFromFailure({ ...ctx, kind: "timeout", detail: "timeout", timeoutMs: this.options.timeoutMs }),
+            error: errorFromFailure({ ...ctx, kind: "timeout", detail: "timeout", timeoutMs: this.timeoutOf(spec) }),
           };
         }
         const kind = NOT_SENT_CODES.has(errorCode(err) ?? "") ? "not_sent" : "lost";
@@ -332,6 +337,7 @@ export class Transport {
       return {
         ok: false,
         failure: { kind: "status", status },
+        httpStatus: status,
         error: unexpectedShape({ ...ctx, issues: "the body is not the {code, msg, data} envelope" }),
       };
     }
@@ -341,6 +347,7 @@ export class Transport {
     return {
       ok: false,
       failure: { kind: "status", status: effectiveStatus, retryAfterMs },
+      httpStatus: status,
       error: errorFromResponse({ ...ctx, status, body: body ?? { msg: text.slice(0, 200) }, retryAfterMs }),
       body,
     };
