@@ -20,8 +20,14 @@ export function toApiError(error: unknown, bodyLimit: number): ApiError {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return altError(413, "payload_too_large", `request body too large: at most ${bodyLimit} bytes`);
   }
-  if (error instanceof SyntaxError || fastifyError.statusCode === 400) {
-    return paramError("body", "could not be parsed");
+  // Plugins (e.g. multipart) throw their own 4xx errors; their messages name the limit or the part.
+  if (fastifyError.statusCode === 413) {
+    return altError(413, "payload_too_large", `request body too large: ${fastifyError.message ?? "over the limit"}`);
+  }
+  // A parser's own message may quote the body, so it is not passed on.
+  if (error instanceof SyntaxError) return paramError("body", "could not be parsed");
+  if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return paramError("body", `could not be parsed: ${fastifyError.message ?? "malformed request"}`);
   }
   return systemError();
 }
