@@ -1,0 +1,118 @@
+/** Account: balance, recharge records and bills. */
+import { z } from "zod";
+import { paginate, type PaginateOptions } from "./pagination";
+import type { CallOptions, Transport } from "./transport";
+import { int, listOf } from "./zod-helpers";
+
+export const BalanceSchema = z.looseObject({
+  balance: z.number(),
+  card_balance: z.number(),
+});
+export type Balance = z.infer<typeof BalanceSchema>;
+
+export const RechargeSchema = z.looseObject({
+  amount: z.number(),
+  trade_time: int.optional().describe("order time"),
+  pay_time: int.optional(),
+  trade_number: z.string().describe("order number"),
+});
+export type Recharge = z.infer<typeof RechargeSchema>;
+
+export const RechargeListSchema = z.looseObject({ recharge_list: listOf(RechargeSchema), total: int });
+export type RechargeList = z.infer<typeof RechargeListSchema>;
+
+const numberOrString = z.union([z.number(), z.string()]);
+
+// api-v2.md "Not shown": bill fields are unknown, so every field is optional and loosely typed.
+export const BillSchema = z.looseObject({
+  bill_id: z.string().optional(),
+  instance_uuid: z.string().optional(),
+  amount: numberOrString.optional(),
+  start_time: numberOrString.optional(),
+  end_time: numberOrString.optional(),
+  kind: z.string().optional(),
+});
+export type Bill = z.infer<typeof BillSchema>;
+
+// api-v2.md "Not shown": the bill list's data shape is unknown; read the first of the list names
+// the other endpoints use (bill_list, items, list) and an optional total.
+export const BillListSchema = z
+  .looseObject({
+    bill_list: listOf(BillSchema).optional(),
+    items: listOf(BillSchema).optional(),
+    list: listOf(BillSchema).optional(),
+    total: int.optional(),
+  })
+  .nullable()
+  .transform((d) => ({
+    bill_list: d?.bill_list ?? d?.items ?? d?.list ?? [],
+    total: d?.total,
+  }));
+export type BillList = z.infer<typeof BillListSchema>;
+
+export interface RechargeQuery {
+  page?: number;
+  page_size?: number;
+  /** Fuzzy match on the order number. */
+  trade_number?: string;
+}
+
+export interface BillQuery {
+  page?: number;
+  page_size?: number;
+  [filter: string]: string | number | boolean | undefined;
+}
+
+export class Account {
+  constructor(private readonly transport: Transport) {}
+
+  balance(options: CallOptions = {}): Promise<Balance> {
+    return this.transport.call({
+      method: "GET",
+      path: "/balance/info",
+      safety: "read",
+      action: "read the account balance",
+      schema: BalanceSchema,
+      signal: options.signal,
+    });
+  }
+
+  /** api-v2.md types page and page_size as strings here; query strings carry them the same way. */
+  recharges(query: RechargeQuery = {}, options: CallOptions = {}): Promise<RechargeList> {
+    return this.transport.call({
+      method: "GET",
+      path: "/recharge/list",
+      query: { ...query },
+      safety: "read",
+      action: "list recharge records",
+      schema: RechargeListSchema,
+      signal: options.signal,
+    });
+  }
+
+  rechargesAll(filters: { trade_number?: string } = {}, options: PaginateOptions = {}): AsyncIterable<Recharge> {
+    return paginate(async (page, page_size) => {
+      const res = await this.recharges({ ...filters, page, page_size });
+      return { items: res.recharge_list, total: res.total };
+    }, options);
+  }
+
+  bills(query: BillQuery = {}, options: CallOptions = {}): Promise<BillList> {
+    return this.transport.call({
+      method: "GET",
+      path: "/bill/list",
+      query: { ...query },
+      safety: "read",
+      action: "list bills",
+      schema: BillListSchema,
+      signal: options.signal,
+    });
+  }
+
+  billsAll(filters: Omit<BillQuery, "page" | "page_size"> = {}, options: PaginateOptions = {}): AsyncIterable<Bill> {
+    return paginate(async (page, page_size) => {
+      const res = await this.bills({ ...filters, page, page_size });
+      return { items: res.bill_list, total: res.total };
+    }, options);
+  }
+}

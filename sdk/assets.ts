@@ -1,0 +1,193 @@
+/** Assets: uploading workflow and model-run input files, and reading them back. */
+import { randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { basename, extname } from "node:path";
+import { Readable } from "node:stream";
+import { z } from "zod";
+import { inputValidationError, type InputIssue } from "./errors";
+import type { CallOptions, RequestBody, Transport } from "./transport";
+import { int } from "./zod-helpers";
+
+export const AssetSchema = z.looseObject({
+  id: z.string().optional(),
+  asset_id: z.string().describe("asset_<token>"),
+  asset_uri: z.string().describe("asset://<asset_id>: the value to place in inputs"),
+  url: z.string().optional(),
+  content_url: z.string().optional(),
+  signed_url: z.string().optional(),
+  media_type: z.string().optional().describe("image, video, audio, file"),
+  mime_type: z.string().optional(),
+  size_bytes: int.optional(),
+  purpose: z.string().optional(),
+  persistent: z.boolean().optional(),
+  expires_at: z.string().optional().describe("ISO 8601 with offset"),
+  status: z.string().optional().describe("confirmed means usable"),
+  original_filename: z.string().optional(),
+});
+export type Asset = z.infer<typeof AssetSchema>;
+
+/** api-v2.md "Limits": 100 MB per file. */
+export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
+export const MEDIA_TYPES = ["image", "video", "audio", "file"] as const;
+
+export interface UploadOptions extends CallOptions {
+  /** Name sent with the file; defaults to the path's base name or "upload.bin". */
+  filename?: string;
+  media_type?: (typeof MEDIA_TYPES)[number];
+  purpose?: "temp_input";
+  ttl_hours?: number;
+  /** MIME type of the file part; defaults from the file name's extension. */
+  mime_type?: string;
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".gif": "image/gif",
+  ".mp4": "video/mp4",
+  ".mov": "video/quicktime",
+  ".webm": "video/webm",
+  ".mp3": "audio/mpeg",
+  ".wav": "audio/wav",
+  ".ogg": "audio/ogg",
+  ".flac": "audio/flac",
+  ".txt": "text/plain",
+  ".json": "application/json",
+  ".pdf": "application/pdf",
+  ".zip": "application/zip",
+};
+
+function mimeFor(filename: string): string {
+  return MIME_BY_EXTENSION[extname(filename).toLowerCase()] ?? "application/octet-stream";
+}
+
+function quoteName(name: string): string {
+  return name.replace(/["\r\n\\]/g, "_");
+}
+
+type ChunkSource = () => AsyncIterable<Uint8Array>;
+
+interface PreparedSource {
+  filename: string;
+  size?: number;
+  chunks: ChunkSource;
+  /** A stream can be read once, so an upload from one is never resent. */
+  replayable: boolean;
+}
+
+const UPLOAD_CTX = { action: "upload asset", method: "POST", path: "/assets" };
+
+function tooLarge(size: number): InputIssue {
+  return { field: "file", reason: `is ${size} bytes; the limit is ${MAX_ASSET_BYTES} bytes (100 MB) per file` };
+}
+
+async function* limited(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  let seen = 0;
+  for await (const chunk of source) {
+    seen += chunk.length;
+    if (seen > MAX_ASSET_BYTES) throw inputValidationError(UPLOAD_CTX, [tooLarge(seen)]);
+    yield chunk;
+  }
+}
+
+async function prepare(source: string | Buffer | Readable, filename: string | undefined): Promise<PreparedSource> {
+  if (typeof source === "string") {
+    const info = await stat(source).catch((err: NodeJS.ErrnoException) => {
+      throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: `cannot read ${source}: ${err.code ?? err.message}` }]);
+    });
+    if (!info.isFile()) throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: `${source} is not a file` }]);
+    return { filename: filename ?? basename(source), size: info.size, chunks: () => createReadStream(source), replayable: true };
+  }
+  if (Buffer.isBuffer(source)) {
+    return {
+      filename: filename ?? "upload.bin",
+      size: source.length,
+      chunks: async function* () {
+        yield source;
+      },
+      replayable: true,
+    };
+  }
+  if (source instanceof Readable) {
+    const streamPath = (source as Readable & { path?: unknown }).path;
+    const name = filename ?? (typeof streamPath === "string" ? basename(streamPath) : "upload.bin");
+    return { filename: name, chunks: () => limited(source), replayable: false };
+  }
+  throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: "must be a file path, a Buffer or a Readable stream" }]);
+}
+
+/** Streams a multipart/form-data body without buffering the file. */
+function multipart(fields: Record<string, string>, file: PreparedSource, mimeType: string): RequestBody {
+  const boundary = `----gpucloud${randomBytes(12).toString("hex")}`;
+  const fieldParts = Object.entries(fields)
+    .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+    .join("");
+  const head = Buffer.from(
+    `${fieldParts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoteName(file.filename)}"\r\nContent-Type: ${mimeType}\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* body(): AsyncIterable<Uint8Array> {
+    yield head;
+    yield* file.chunks();
+    yield tail;
+  }
+  return {
+    body: Readable.from(body(), { objectMode: false }),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentLength: file.size === undefined ? undefined : head.length + file.size + tail.length,
+  };
+}
+
+export class Assets {
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * Upload a file from a path, a Buffer or a Readable stream. Sizes known up front (path, Buffer) are
+   * checked against the 100 MB limit before anything is sent; a stream is stopped once it passes it.
+   */
+  async upload(source: string | Buffer | Readable, options: UploadOptions = {}): Promise<Asset> {
+    const issues: InputIssue[] = [];
+    if (options.media_type !== undefined && !MEDIA_TYPES.includes(options.media_type)) {
+      issues.push({ field: "media_type", reason: `must be one of ${MEDIA_TYPES.join(", ")}` });
+    }
+    if (options.purpose !== undefined && options.purpose !== "temp_input") {
+      issues.push({ field: "purpose", reason: "only temp_input is supported" });
+    }
+    if (options.ttl_hours !== undefined && !(Number.isInteger(options.ttl_hours) && options.ttl_hours > 0)) {
+      issues.push({ field: "ttl_hours", reason: "must be a positive integer" });
+    }
+    if (issues.length > 0) throw inputValidationError(UPLOAD_CTX, issues);
+    const file = await prepare(source, options.filename);
+    if (file.size !== undefined && file.size > MAX_ASSET_BYTES) throw inputValidationError(UPLOAD_CTX, [tooLarge(file.size)]);
+    const fields: Record<string, string> = {};
+    if (options.media_type) fields.media_type = options.media_type;
+    if (options.purpose) fields.purpose = options.purpose;
+    if (options.ttl_hours !== undefined) fields.ttl_hours = String(options.ttl_hours);
+    const mimeType = options.mime_type ?? mimeFor(file.filename);
+    return this.transport.call({
+      method: "POST",
+      path: "/assets",
+      body: () => multipart(fields, file, mimeType),
+      safety: "unsafe",
+      action: `upload asset ${file.filename}`,
+      schema: AssetSchema,
+      reconcile: "Uploading again is harmless apart from a second temporary asset.",
+      maxRetries: file.replayable ? undefined : 0,
+      signal: options.signal,
+    });
+  }
+
+  get(asset_id: string, options: CallOptions = {}): Promise<Asset> {
+    return this.transport.call({
+      method: "GET",
+      path: `/assets/${encodeURIComponent(asset_id)}`,
+      safety: "read",
+      action: `read asset ${asset_id}`,
+      schema: AssetSchema,
+      signal: options.signal,
+    });
+  }
+}

@@ -1,0 +1,133 @@
+/** Catalogues: GPU models, pods (application-market templates) and market images. */
+import { z } from "zod";
+import { paginate, type PaginateOptions } from "./pagination";
+import type { CallOptions, Transport } from "./transport";
+import { int, listOf as list } from "./zod-helpers";
+
+export const PriceSchema = z.looseObject({
+  hour: z.number(),
+  day: z.number().optional(),
+  week: z.number().optional(),
+  month: z.number().optional(),
+  year: z.number().optional(),
+});
+export type Price = z.infer<typeof PriceSchema>;
+
+export const GpuSchema = z.looseObject({
+  gpu_name: z.string(),
+  gpu_uuid: z.string(),
+  status: int.describe("0 invalid, 1 valid"),
+  price: PriceSchema,
+});
+export type Gpu = z.infer<typeof GpuSchema>;
+
+export const PodSchema = z.looseObject({
+  title: z.string(),
+  uuid: z.string(),
+  remark: z.string().optional(),
+  pod_tag: z.array(z.string()).optional().describe("version tags"),
+  price: PriceSchema.optional(),
+});
+export type Pod = z.infer<typeof PodSchema>;
+
+export const MarketImageSchema = z.looseObject({
+  uuid: z.string(),
+  components: z
+    .looseObject({
+      CUDA: z.string().optional(),
+      PaddlePaddle: z.string().optional(),
+      PyTorch: z.string().optional(),
+      Python: z.string().optional(),
+      TensorFlow: z.string().optional(),
+      Ubuntu: z.string().optional(),
+    })
+    .optional(),
+  size: z.number().optional().describe("bytes"),
+  created_at: int.optional(),
+  updated_at: int.optional(),
+});
+export type MarketImage = z.infer<typeof MarketImageSchema>;
+
+export const GpuListSchema = z.looseObject({ gpu_list: list(GpuSchema), total: int });
+export const PodListSchema = z.looseObject({ pod_list: list(PodSchema), total: int });
+export const MarketImageListSchema = z.looseObject({
+  image_list: list(MarketImageSchema),
+  total: int,
+  page: int.optional(),
+  page_size: int.optional(),
+});
+export type GpuList = z.infer<typeof GpuListSchema>;
+export type PodList = z.infer<typeof PodListSchema>;
+export type MarketImageList = z.infer<typeof MarketImageListSchema>;
+
+export interface PodQuery {
+  page?: number;
+  page_size?: number;
+  /** Fuzzy match on the title. */
+  name?: string;
+}
+
+export interface MarketImageQuery {
+  page?: number;
+  page_size?: number;
+  cuda_version?: string;
+  python_version?: string;
+}
+
+export class Catalogue {
+  constructor(private readonly transport: Transport) {}
+
+  gpus(options: CallOptions = {}): Promise<GpuList> {
+    return this.transport.call({
+      method: "GET",
+      path: "/gpu/list",
+      safety: "read",
+      action: "list GPU models",
+      schema: GpuListSchema,
+      signal: options.signal,
+    });
+  }
+
+  /** Public endpoint: works without an API key. */
+  pods(query: PodQuery = {}, options: CallOptions = {}): Promise<PodList> {
+    return this.transport.call({
+      method: "GET",
+      path: "/pod/list",
+      query: { ...query },
+      safety: "read",
+      action: "list pods",
+      schema: PodListSchema,
+      signal: options.signal,
+    });
+  }
+
+  podsAll(filters: { name?: string } = {}, options: PaginateOptions = {}): AsyncIterable<Pod> {
+    return paginate(async (page, page_size) => {
+      const res = await this.pods({ ...filters, page, page_size });
+      return { items: res.pod_list, total: res.total };
+    }, options);
+  }
+
+  /** Public endpoint: works without an API key. */
+  marketImages(query: MarketImageQuery = {}, options: CallOptions = {}): Promise<MarketImageList> {
+    return this.transport.call({
+      method: "GET",
+      path: "/image/market/list",
+      query: { ...query },
+      safety: "read",
+      action: "list market images",
+      schema: MarketImageListSchema,
+      signal: options.signal,
+    });
+  }
+
+  marketImagesAll(
+    filters: { cuda_version?: string; python_version?: string } = {},
+    options: PaginateOptions = {},
+  ): AsyncIterable<MarketImage> {
+    return paginate(async (page, page_size) => {
+      const res = await this.marketImages({ ...filters, page, page_size });
+      return { items: res.image_list, total: res.total };
+    }, options);
+  }
+}

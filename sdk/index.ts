@@ -1,0 +1,25 @@
+/** pulumi-gpucloud/sdk: the typed client of the GPU cloud's open API v2. */
+export { GpuCloudClient, type GpuCloudClientOptions } from "./client";
+export * from "./errors";
+export * from "./instances";
+export * from "./catalogue";
+export * from "./images";
+export * from "./account";
+export * from "./assets";
+export * from "./workflows";
+export * from "./model-runs";
+export { paginate, collect, type Page, type PageFetcher, type PaginateOptions } from "./pagination";
+export { pollUntil, type WaitOptions, type PollSpec } from "./waiters";
+export {
+  decide,
+  backoffDelay,
+  parseRetryAfter,
+  isOutcomeUnknown,
+  DEFAULT_BACKOFF,
+  type CallSafety,
+  type Failure,
+  type Decision,
+  type BackoffSettings,
+} from "./retry-policy";
+export { checkWorkflowInputs, checkModelRunInputs, normalizeLabel, resourceStringProblem, type ManifestParameter } from "./validation";
+export { API_PREFIX, type RequestEvent, type CallOptions } from "./transport";

@@ -1,0 +1,185 @@
+/** External video-model runs: submit, list, cancel, events, waiting for a terminal status. */
+import { z } from "zod";
+import { inputValidationError, NotFoundError, type InputIssue } from "./errors";
+import { paginate, type PaginateOptions } from "./pagination";
+import type { CallOptions, Transport } from "./transport";
+import { checkModelRunInputs, idempotencyKeyIssues } from "./validation";
+import { pollUntil, type WaitOptions } from "./waiters";
+import { int, listOf } from "./zod-helpers";
+
+const decimal = z.string().describe("decimal string, kept exact");
+
+export const ModelRunSchema = z.looseObject({
+  run_id: z.string(),
+  request_id: z.string().optional(),
+  endpoint: z.string().optional(),
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  gateway_task_id: z.string().optional(),
+  status: z.string().describe("created, queued, running, completed, failed, cancelled"),
+  settlement_status: z.string().optional().describe("pending, settled, released"),
+  frozen_amount: decimal.optional(),
+  released_amount: decimal.optional(),
+  error_code: z.string().optional(),
+  error_message: z.string().optional(),
+  created_at: z.string().optional().describe("local time YYYY-MM-DD HH:MM:SS"),
+});
+export type ModelRun = z.infer<typeof ModelRunSchema>;
+
+export const ModelRunListSchema = z.looseObject({ total: int, items: listOf(ModelRunSchema) });
+export type ModelRunList = z.infer<typeof ModelRunListSchema>;
+
+export const ModelRunEventSchema = z.looseObject({
+  event_type: z.string(),
+  run_status: z.string().optional(),
+  settlement_status: z.string().optional(),
+  amount: decimal.optional(),
+  error_message: z.string().optional(),
+  created_at: z.string().optional(),
+});
+export type ModelRunEvent = z.infer<typeof ModelRunEventSchema>;
+
+export const ModelRunEventsSchema = z.looseObject({ items: listOf(ModelRunEventSchema) });
+export type ModelRunEvents = z.infer<typeof ModelRunEventsSchema>;
+
+export const TERMINAL_MODEL_RUN_STATUSES = ["completed", "failed", "cancelled"] as const;
+/** api-v2.md "Limits": page_size max 100 on this list. */
+export const MODEL_RUN_MAX_PAGE_SIZE = 100;
+
+export interface ModelRunInputs {
+  model: string;
+  prompt: string;
+  generation_category?: string;
+  first_frame?: unknown;
+  last_frame?: unknown;
+  images?: unknown[];
+  videos?: unknown[];
+  audios?: unknown[];
+  duration?: number;
+  resolution?: string;
+  ratio?: string;
+  contains_real_person_material?: boolean;
+  [extra: string]: unknown;
+}
+
+export interface ModelRunSubmitParams {
+  /** Required: the same API key plus the same key returns the same task. */
+  idempotency_key: string;
+  request_id?: string;
+  inputs: ModelRunInputs;
+}
+
+export interface ModelRunListQuery {
+  status?: string;
+  page?: number;
+  page_size?: number;
+}
+
+const SUBMIT_CTX = { action: "submit a model run", method: "POST", path: "/model-runs/videos" };
+
+export class ModelRuns {
+  constructor(private readonly transport: Transport) {}
+
+  /** Checks inputs; returns them with labels normalised, or throws InputValidationError. */
+  validateInputs(inputs: unknown): ModelRunInputs {
+    const checked = checkModelRunInputs(inputs);
+    if (checked.issues.length > 0) throw inputValidationError(SUBMIT_CTX, checked.issues);
+    return checked.inputs as ModelRunInputs;
+  }
+
+  /** Submit a video task. Retried with the same idempotency_key, so a retry returns the same task. */
+  async submit(params: ModelRunSubmitParams, options: CallOptions = {}): Promise<ModelRun> {
+    const checked = checkModelRunInputs(params.inputs);
+    const issues: InputIssue[] = [...idempotencyKeyIssues(params.idempotency_key), ...checked.issues];
+    if (issues.length > 0) throw inputValidationError(SUBMIT_CTX, issues);
+    return this.transport.call({
+      method: "POST",
+      path: "/model-runs/videos",
+      json: { ...params, inputs: checked.inputs },
+      safety: "keyed",
+      action: `submit a ${params.inputs.model} model run`,
+      schema: ModelRunSchema,
+      signal: options.signal,
+    });
+  }
+
+  list(query: ModelRunListQuery = {}, options: CallOptions = {}): Promise<ModelRunList> {
+    return this.transport.call({
+      method: "GET",
+      path: "/model-runs/list",
+      query: { ...query },
+      safety: "read",
+      action: "list model runs",
+      schema: ModelRunListSchema,
+      signal: options.signal,
+    });
+  }
+
+  listAll(filters: { status?: string } = {}, options: PaginateOptions = {}): AsyncIterable<ModelRun> {
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.list({ ...filters, page, page_size });
+        return { items: res.items, total: res.total };
+      },
+      { ...options, pageSize: Math.min(options.pageSize ?? MODEL_RUN_MAX_PAGE_SIZE, MODEL_RUN_MAX_PAGE_SIZE) },
+    );
+  }
+
+  /** Cancel a run; a run that already completed comes back completed (api-v2.md). Safe to repeat. */
+  cancel(run_id: string, options: CallOptions = {}): Promise<ModelRun> {
+    return this.transport.call({
+      method: "POST",
+      path: "/model-runs/cancel",
+      json: { run_id },
+      safety: "idempotent",
+      action: `cancel model run ${run_id}`,
+      schema: ModelRunSchema,
+      signal: options.signal,
+    });
+  }
+
+  events(run_id: string, options: CallOptions = {}): Promise<ModelRunEvents> {
+    return this.transport.call({
+      method: "GET",
+      path: "/model-runs/events",
+      query: { run_id },
+      safety: "read",
+      action: `read events of model run ${run_id}`,
+      schema: ModelRunEventsSchema,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Finds one run by walking the list: api-v2.md does not show a single-run detail endpoint.
+   * NotFoundError when no page holds it.
+   */
+  async get(run_id: string, options: CallOptions = {}): Promise<ModelRun> {
+    for await (const run of this.listAll()) {
+      options.signal?.throwIfAborted();
+      if (run.run_id === run_id) return run;
+    }
+    throw new NotFoundError({
+      action: `read model run ${run_id}`,
+      method: "GET",
+      path: "/model-runs/list",
+      message: `Could not read model run ${run_id}: no page of /model-runs/list holds it. Check the run_id; runs are scoped to the API key that submitted them.`,
+    });
+  }
+
+  /** Poll until the run is completed, failed or cancelled; returns the run. */
+  waitForRun(run_id: string, options: WaitOptions = {}): Promise<ModelRun> {
+    return pollUntil(
+      {
+        description: `model run ${run_id} to finish (completed, failed or cancelled)`,
+        action: `wait for model run ${run_id}`,
+        method: "GET",
+        path: "/model-runs/list",
+        poll: (signal) => this.get(run_id, { signal }),
+        describeState: (r) => `status ${r.status}`,
+        isDone: (r) => (TERMINAL_MODEL_RUN_STATUSES as readonly string[]).includes(r.status),
+      },
+      options,
+    );
+  }
+}

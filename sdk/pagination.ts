@@ -1,0 +1,41 @@
+/**
+ * Walks every page of a list endpoint. Pages start at 1 (api-v2.md "Limits"). The walk stops when the
+ * items collected reach `total`, when a page comes back short or empty, or after a hard page cap so a
+ * server that ignores `page` cannot loop us forever.
+ */
+
+export interface Page<T> {
+  items: T[];
+  total?: number;
+}
+
+export type PageFetcher<T> = (page: number, pageSize: number) => Promise<Page<T>>;
+
+export interface PaginateOptions {
+  pageSize?: number;
+  /** Hard stop, whatever the server says. */
+  maxPages?: number;
+}
+
+export const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_MAX_PAGES = 10_000;
+
+export async function* paginate<T>(fetchPage: PageFetcher<T>, options: PaginateOptions = {}): AsyncGenerator<T> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  let collected = 0;
+  for (let page = 1; page <= maxPages; page++) {
+    const { items, total } = await fetchPage(page, pageSize);
+    for (const item of items) yield item;
+    collected += items.length;
+    if (items.length === 0 || items.length < pageSize) return;
+    if (total !== undefined && collected >= total) return;
+  }
+}
+
+/** Collects an async iterable into an array. */
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}

@@ -1,0 +1,112 @@
+/**
+ * What may be retried and how long to wait: a pure module (no I/O, no clock, randomness injected).
+ *
+ * | failure                                   | read | idempotent | keyed | unsafe            |
+ * |-------------------------------------------|------|------------|-------|-------------------|
+ * | not sent (connect refused/DNS/connect t.o)| retry| retry      | retry | retry             |
+ * | sent, answer lost (reset, timeout)        | retry| retry      | retry | OUTCOME UNKNOWN   |
+ * | 429 (refused before any work)             | retry| retry      | retry | retry             |
+ * | 503 (service unavailable: not done)       | retry| retry      | retry | retry             |
+ * | 500, 502, 504, other 5xx (ambiguous)      | retry| retry      | retry | OUTCOME UNKNOWN   |
+ * | 401, 403, 404, other 4xx, code != 0       | fail | fail       | fail  | fail              |
+ *
+ * - read: GETs. idempotent: writes whose repetition is harmless (update_title, set_idle_close,
+ *   shutdown_timer, destroy, image delete, model-run cancel). keyed: writes carrying an
+ *   idempotency_key, retried with the SAME key (workflow submit, model-run submit, api-v2.md rule 1).
+ *   unsafe: everything else (create_by_pod/by_image, startup, shutdown, restart, save_image, asset upload).
+ * - A 500 answer to an unsafe call is ambiguous: the service may have committed the work before failing
+ *   (field-notes.md: "a create that times out may or may not have created an instance"), so the caller
+ *   must reconcile. A 503 and a 429 say the service turned the request away, so resending is safe
+ *   (our choice; api-v2.md is silent on 503).
+ * - Waits: exponential backoff with full jitter, capped; never shorter than Retry-After.
+ */
+
+export type CallSafety = "read" | "idempotent" | "keyed" | "unsafe";
+
+export type Failure =
+  | { kind: "not_sent" }
+  | { kind: "lost" }
+  | { kind: "timeout" }
+  | { kind: "status"; status: number; retryAfterMs?: number };
+
+export type Decision =
+  | { action: "retry"; delayMs: number }
+  | { action: "fail" }
+  | { action: "outcome_unknown" };
+
+export interface BackoffSettings {
+  /** First backoff ceiling in ms; doubles each retry. */
+  baseDelayMs: number;
+  /** Highest backoff ceiling in ms (Retry-After may ask for longer and is honoured). */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffSettings = { baseDelayMs: 500, maxDelayMs: 8000 };
+
+type Verdict = "retry" | "fail" | "outcome_unknown";
+
+function verdict(safety: CallSafety, failure: Failure): Verdict {
+  switch (failure.kind) {
+    case "not_sent":
+      return "retry";
+    case "lost":
+    case "timeout":
+      return safety === "unsafe" ? "outcome_unknown" : "retry";
+    case "status": {
+      const s = failure.status;
+      if (s === 429 || s === 503) return "retry";
+      if (s >= 500) return safety === "unsafe" ? "outcome_unknown" : "retry";
+      return "fail";
+    }
+  }
+}
+
+/** Whether a failure leaves the outcome of this call unknown, regardless of retries left. */
+export function isOutcomeUnknown(safety: CallSafety, failure: Failure): boolean {
+  return verdict(safety, failure) === "outcome_unknown";
+}
+
+/** Full-jitter backoff: uniform in [0, min(max, base * 2^retryIndex)], then at least Retry-After. */
+export function backoffDelay(
+  retryIndex: number,
+  retryAfterMs: number | undefined,
+  settings: BackoffSettings = DEFAULT_BACKOFF,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** retryIndex);
+  const jittered = Math.floor(random() * ceiling);
+  return Math.max(jittered, retryAfterMs ?? 0);
+}
+
+/**
+ * Decide what to do after attempt number `attempt` (1-based) failed.
+ * `maxRetries` is how many resends are allowed after the first attempt.
+ */
+export function decide(
+  safety: CallSafety,
+  failure: Failure,
+  attempt: number,
+  maxRetries: number,
+  settings: BackoffSettings = DEFAULT_BACKOFF,
+  random: () => number = Math.random,
+): Decision {
+  const v = verdict(safety, failure);
+  if (v !== "retry") return { action: v };
+  if (attempt > maxRetries) return { action: "fail" };
+  const retryAfterMs = failure.kind === "status" ? failure.retryAfterMs : undefined;
+  return { action: "retry", delayMs: backoffDelay(attempt - 1, retryAfterMs, settings, random) };
+}
+
+/**
+ * Retry-After in ms: delta-seconds or an HTTP date (RFC 9110 10.2.3). Unparsable or absent: undefined.
+ * `nowMs` is injected to keep this pure.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return undefined;
+  const trimmed = raw.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}

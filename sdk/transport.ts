@@ -1,0 +1,343 @@
+/**
+ * The shared transport: one undici keep-alive pool per client, bearer auth, JSON in and out, the
+ * envelope, per-request timeouts, retries per retry-policy.ts, a client-wide pacing gate after 429s,
+ * and the onRequest hook. API areas call `call()` and nothing else.
+ */
+import type { Readable } from "node:stream";
+import { Agent, request, type Dispatcher } from "undici";
+import type { z } from "zod";
+import { errorFromFailure, errorFromResponse, GpuCloudError, outcomeUnknown, redact, unexpectedShape } from "./errors";
+import {
+  decide,
+  parseRetryAfter,
+  type BackoffSettings,
+  type CallSafety,
+  type Failure,
+} from "./retry-policy";
+
+export const API_PREFIX = "/api/open/v2";
+
+/** One event per attempt. Never carries the API key or any header. */
+export interface RequestEvent {
+  method: string;
+  /** Path relative to the API base, with its query string. */
+  path: string;
+  /** HTTP status, absent when no answer arrived. */
+  status?: number;
+  durationMs: number;
+  /** 1 for the first send of a call, 2 for its first retry, ... */
+  attempt: number;
+  /** How many resends of this call came before this attempt (attempt - 1). */
+  retries: number;
+  /** Error message when this attempt failed. */
+  error?: string;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  backoff: BackoffSettings;
+  onRequest?: (event: RequestEvent) => void;
+}
+
+export interface RequestBody {
+  body: string | Buffer | Readable;
+  contentType: string;
+  contentLength?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface CallSpec<S extends z.ZodType> {
+  method: "GET" | "POST";
+  path: string;
+  query?: Query;
+  json?: unknown;
+  /** Builds a fresh body for each attempt (multipart uploads). */
+  body?: () => RequestBody;
+  safety: CallSafety;
+  /** Verb phrase for error messages: "create instance". */
+  action: string;
+  /** Schema of the envelope's `data`. */
+  schema: S;
+  signal?: AbortSignal;
+  maxRetries?: number;
+  /** What the caller should do when the outcome is unknown (unsafe calls). */
+  reconcile?: string;
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Client-wide pacing after 429s, so concurrent callers do not stampede: a 429 pauses every new send
+ * until its Retry-After has passed, then sends are spaced out; the spacing doubles on each further 429
+ * and halves on each success until it is gone.
+ */
+export class PacingGate {
+  private pausedUntil = 0;
+  private nextSlotAt = 0;
+  private spacingMs = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async wait(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = this.now();
+      const at = Math.max(now, this.pausedUntil, this.nextSlotAt);
+      if (at <= now) {
+        this.nextSlotAt = now + this.spacingMs;
+        return;
+      }
+      await sleep(at - now, signal);
+    }
+  }
+
+  rateLimited(retryAfterMs: number | undefined): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.now() + (retryAfterMs ?? 1000));
+    this.spacingMs = Math.min(2000, this.spacingMs === 0 ? 50 : this.spacingMs * 2);
+  }
+
+  succeeded(): void {
+    this.spacingMs = this.spacingMs < 20 ? 0 : Math.floor(this.spacingMs / 2);
+  }
+}
+
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function errorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function describeError(err: unknown): string {
+  const code = errorCode(err);
+  const message = err instanceof Error ? err.message : String(err);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function buildPath(path: string, query: Query | undefined): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.append(k, String(v));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+type AttemptOutcome =
+  | { ok: true; data: unknown }
+  | { ok: false; failure: Failure; error: GpuCloudError; body?: unknown };
+
+export class Transport {
+  private readonly agent: Agent;
+  private readonly origin: string;
+  private readonly gate = new PacingGate();
+
+  constructor(private readonly options: TransportOptions) {
+    this.origin = options.baseUrl.replace(/\/+$/, "") + API_PREFIX;
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 32 });
+  }
+
+  async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.infer<S>> {
+    const relPath = buildPath(spec.path, spec.query);
+    const maxRetries = spec.maxRetries ?? this.options.maxRetries;
+    for (let attempt = 1; ; attempt++) {
+      await this.gate.wait(spec.signal);
+      const started = performance.now();
+      const outcome = await this.attempt(spec, relPath);
+      const durationMs = Math.round(performance.now() - started);
+      if (outcome.ok) {
+        this.gate.succeeded();
+        this.emit({ method: spec.method, path: relPath, status: 200, durationMs, attempt, retries: attempt - 1 });
+        return this.parseData(spec, relPath, outcome.data);
+      }
+      const { failure, error } = outcome;
+      const status = failure.kind === "status" ? failure.status : undefined;
+      this.emit({ method: spec.method, path: relPath, status, durationMs, attempt, retries: attempt - 1, error: error.message });
+      if (failure.kind === "status" && failure.status === 429) this.gate.rateLimited(failure.retryAfterMs);
+      const decision = decide(spec.safety, failure, attempt, maxRetries, this.options.backoff);
+      if (decision.action === "fail") throw error;
+      if (decision.action === "outcome_unknown") throw this.outcomeUnknown(spec, relPath, failure, outcome.body);
+      await sleep(decision.delayMs, spec.signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private emit(event: RequestEvent): void {
+    if (!this.options.onRequest) return;
+    try {
+      this.options.onRequest(event);
+    } catch {
+      // A failing observer must not change the outcome of the call it observes.
+    }
+  }
+
+  private outcomeUnknown<S extends z.ZodType>(spec: CallSpec<S>, path: string, failure: Failure, body: unknown): GpuCloudError {
+    const reason =
+      failure.kind === "status"
+        ? `the service answered HTTP ${failure.status}, which does not say whether the work was done`
+        : failure.kind === "timeout"
+          ? `no answer came within ${this.options.timeoutMs} ms`
+          : "the connection was dropped before the answer arrived";
+    return outcomeUnknown({
+      action: spec.action,
+      method: spec.method,
+      path,
+      reason,
+      status: failure.kind === "status" ? failure.status : undefined,
+      body,
+      reconcile: spec.reconcile ?? "Check the current state before trying again.",
+      secret: this.options.apiKey,
+    });
+  }
+
+  private parseData<S extends z.ZodType>(spec: CallSpec<S>, path: string, data: unknown): z.infer<S> {
+    const parsed = spec.schema.safeParse(data);
+    if (parsed.success) return parsed.data;
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join(".") || "data"}: ${i.message}`)
+      .join("; ");
+    throw unexpectedShape({ action: spec.action, method: spec.method, path, issues, secret: this.options.apiKey });
+  }
+
+  private headers(body: RequestBody | undefined): Record<string, string> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (body) {
+      headers["content-type"] = body.contentType;
+      if (body.contentLength !== undefined) headers["content-length"] = String(body.contentLength);
+    }
+    return headers;
+  }
+
+  private requestBody<S extends z.ZodType>(spec: CallSpec<S>): RequestBody | undefined {
+    if (spec.body) return spec.body();
+    if (spec.json !== undefined) {
+      return { body: JSON.stringify(spec.json), contentType: "application/json" };
+    }
+    return undefined;
+  }
+
+  private async attempt<S extends z.ZodType>(spec: CallSpec<S>, relPath: string): Promise<AttemptOutcome> {
+    const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.options.apiKey };
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
+    const onCallerAbort = (): void => controller.abort();
+    spec.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    try {
+      const body = this.requestBody(spec);
+      let res: Dispatcher.ResponseData;
+      let text: string;
+      try {
+        res = await request(this.origin + relPath, {
+          dispatcher: this.agent,
+          method: spec.method,
+          headers: this.headers(body),
+          body: body?.body,
+          signal: controller.signal,
+        });
+        text = await res.body.text();
+      } catch (err) {
+        if (spec.signal?.aborted) throw spec.signal.reason;
+        // Our own body source refused to go on (an upload stream over the size limit).
+        if (err instanceof GpuCloudError) throw err;
+        if (timedOut) {
+          return {
+            ok: false,
+            failure: { kind: "timeout" },
+            error: errorFromFailure({ ...ctx, kind: "timeout", detail: "timeout", timeoutMs: this.options.timeoutMs }),
+          };
+        }
+        const kind = NOT_SENT_CODES.has(errorCode(err) ?? "") ? "not_sent" : "lost";
+        return {
+          ok: false,
+          failure: { kind },
+          error: errorFromFailure({ ...ctx, kind, detail: redact(describeError(err), this.options.apiKey) }),
+        };
+      }
+      return this.interpret(spec, relPath, res.statusCode, res.headers["retry-after"], text);
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener("abort", onCallerAbort);
+    }
+  }
+
+  private interpret<S extends z.ZodType>(
+    spec: CallSpec<S>,
+    relPath: string,
+    status: number,
+    retryAfterHeader: string | string[] | undefined,
+    text: string,
+  ): AttemptOutcome {
+    let body: unknown;
+    try {
+      body = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (status === 200 && isRecord(body) && body.code === 0) return { ok: true, data: body.data };
+    const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.options.apiKey };
+    if (status === 200 && !(isRecord(body) && typeof body.code === "number")) {
+      return {
+        ok: false,
+        failure: { kind: "status", status },
+        error: unexpectedShape({ ...ctx, issues: "the body is not the {code, msg, data} envelope" }),
+      };
+    }
+    const retryAfterMs = parseRetryAfter(retryAfterHeader, Date.now());
+    // api-v2.md "Envelope code": -2 is a system error; on HTTP 200 it is treated like a 500 for retries.
+    const effectiveStatus = status === 200 && isRecord(body) && body.code === -2 ? 500 : status;
+    return {
+      ok: false,
+      failure: { kind: "status", status: effectiveStatus, retryAfterMs },
+      error: errorFromResponse({ ...ctx, status, body: body ?? { msg: text.slice(0, 200) }, retryAfterMs }),
+      body,
+    };
+  }
+}

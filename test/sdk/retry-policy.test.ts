@@ -1,0 +1,83 @@
+import { backoffDelay, decide, isOutcomeUnknown, parseRetryAfter, type CallSafety, type Failure } from "pulumi-gpucloud/sdk";
+
+const ALL: CallSafety[] = ["read", "idempotent", "keyed", "unsafe"];
+const settings = { baseDelayMs: 100, maxDelayMs: 1000 };
+const one = (): number => 0.999999;
+
+describe("retry policy table", () => {
+  it.each(ALL)("retries a %s call that never reached the server", (safety) => {
+    expect(decide(safety, { kind: "not_sent" }, 1, 3, settings).action).toBe("retry");
+  });
+
+  it.each(ALL)("retries a %s call refused with 429 or 503", (safety) => {
+    expect(decide(safety, { kind: "status", status: 429 }, 1, 3, settings).action).toBe("retry");
+    expect(decide(safety, { kind: "status", status: 503 }, 1, 3, settings).action).toBe("retry");
+  });
+
+  it.each(["read", "idempotent", "keyed"] as CallSafety[])("retries a %s call whose answer was lost or was a 500", (safety) => {
+    for (const failure of [{ kind: "lost" }, { kind: "timeout" }, { kind: "status", status: 500 }, { kind: "status", status: 502 }] as Failure[]) {
+      expect(decide(safety, failure, 1, 3, settings).action).toBe("retry");
+    }
+  });
+
+  it("turns a lost answer, a timeout or an ambiguous 5xx on an unsafe call into outcome unknown", () => {
+    for (const failure of [{ kind: "lost" }, { kind: "timeout" }, { kind: "status", status: 500 }, { kind: "status", status: 504 }] as Failure[]) {
+      expect(decide("unsafe", failure, 1, 3, settings)).toEqual({ action: "outcome_unknown" });
+      expect(isOutcomeUnknown("unsafe", failure)).toBe(true);
+    }
+    expect(isOutcomeUnknown("unsafe", { kind: "status", status: 503 })).toBe(false);
+    expect(isOutcomeUnknown("read", { kind: "lost" })).toBe(false);
+  });
+
+  it.each([400, 401, 403, 404, 405, 413, 200])("never retries HTTP %i", (status) => {
+    for (const safety of ALL) expect(decide(safety, { kind: "status", status }, 1, 3, settings)).toEqual({ action: "fail" });
+  });
+
+  it("stops once the retries are spent", () => {
+    expect(decide("read", { kind: "lost" }, 3, 3, settings).action).toBe("retry");
+    expect(decide("read", { kind: "lost" }, 4, 3, settings)).toEqual({ action: "fail" });
+    expect(decide("unsafe", { kind: "not_sent" }, 1, 0, settings)).toEqual({ action: "fail" });
+  });
+});
+
+describe("backoff", () => {
+  it("grows exponentially and is capped", () => {
+    expect(backoffDelay(0, undefined, settings, one)).toBe(99);
+    expect(backoffDelay(1, undefined, settings, one)).toBe(199);
+    expect(backoffDelay(3, undefined, settings, one)).toBe(799);
+    expect(backoffDelay(10, undefined, settings, one)).toBe(999);
+  });
+
+  it("uses full jitter between zero and the ceiling", () => {
+    expect(backoffDelay(2, undefined, settings, () => 0)).toBe(0);
+    expect(backoffDelay(2, undefined, settings, () => 0.5)).toBe(200);
+  });
+
+  it("never waits less than Retry-After, even beyond the cap", () => {
+    expect(backoffDelay(0, 1000, settings, () => 0)).toBe(1000);
+    expect(backoffDelay(0, 5000, settings, one)).toBe(5000);
+    expect(decide("unsafe", { kind: "status", status: 429, retryAfterMs: 2000 }, 1, 3, settings, () => 0)).toEqual({
+      action: "retry",
+      delayMs: 2000,
+    });
+  });
+});
+
+describe("Retry-After parsing", () => {
+  it("reads delta seconds", () => {
+    expect(parseRetryAfter("1", 0)).toBe(1000);
+    expect(parseRetryAfter(" 7 ", 0)).toBe(7000);
+    expect(parseRetryAfter(["3"], 0)).toBe(3000);
+  });
+
+  it("reads an HTTP date relative to now", () => {
+    const now = Date.parse("2025-08-01T00:00:00Z");
+    expect(parseRetryAfter("Fri, 01 Aug 2025 00:00:05 GMT", now)).toBe(5000);
+    expect(parseRetryAfter("Thu, 31 Jul 2025 00:00:00 GMT", now)).toBe(0);
+  });
+
+  it("ignores what it cannot read", () => {
+    expect(parseRetryAfter(undefined, 0)).toBeUndefined();
+    expect(parseRetryAfter("soon", 0)).toBeUndefined();
+  });
+});
