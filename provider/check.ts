@@ -18,8 +18,11 @@ export interface CheckResult<T> {
     failures: CheckFailure[];
 }
 
-/** A rule across fields; it returns failures and must itself skip values that are unknown. */
-export type CrossFieldRule<T> = (inputs: Partial<Record<keyof T, unknown>>) => CheckFailure[];
+/**
+ * A rule across fields, run on the parsed inputs. It must itself skip values that are unknown;
+ * `failed` names the fields that already broke their own rules (so one mistake is reported once).
+ */
+export type CrossFieldRule<T> = (inputs: Partial<Record<keyof T, unknown>>, failed: ReadonlySet<string>) => CheckFailure[];
 
 const PROVIDER_KEY = "__provider";
 
@@ -58,14 +61,15 @@ export function checkInputs<S extends z.ZodObject>(
             failures.push({ property: field, reason: `${field} is not an input of this resource (allowed: ${Object.keys(shape).join(", ")})` });
         }
     }
-    for (const rule of rules) failures.push(...rule(inputs as Partial<Record<keyof z.output<S>, unknown>>));
+    const failed = new Set(failures.map((f) => f.property));
+    for (const rule of rules) failures.push(...rule(inputs as Partial<Record<keyof z.output<S>, unknown>>, failed));
     return { inputs: inputs as z.output<S>, failures };
 }
 
 /** Cross-field rule: exactly one of the fields is set (unknowns count as possibly set: the rule is skipped). */
 export function exactlyOneOf<T>(fields: (keyof T & string)[], hint: string): CrossFieldRule<T> {
-    return (inputs) => {
-        if (fields.some((f) => isUnknown(inputs[f]))) return [];
+    return (inputs, failed) => {
+        if (fields.some((f) => isUnknown(inputs[f]) || failed.has(f))) return [];
         const set = fields.filter((f) => inputs[f] !== undefined);
         if (set.length === 1) return [];
         const reasonText =

@@ -362,7 +362,8 @@ export class Instance extends pulumi.dynamic.Resource {
 
     constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
         const outs = {
-            instanceUuid: undefined, status: undefined, statusName: undefined, serverUrls: undefined, services: undefined,
+            instanceUuid: undefined, status: undefined, statusName: undefined, title: undefined, running: undefined,
+            gpuUuid: undefined, gpuNums: undefined, shutdownAt: undefined, serverUrls: undefined, services: undefined,
             sshPasswords: undefined, gpuName: undefined, imageName: undefined, imageTag: undefined, createTime: undefined,
             startTime: undefined, chargingType: undefined, shutdownRegular: undefined,
         };

@@ -103,15 +103,25 @@ export function ensurePackageLink(root: string = REPO_ROOT): void {
     }
 }
 
-/** The shim requires the compiled package, so tests of real providers need `npm run build` first. */
+function newestSource(dir: string): number {
+    if (!fs.existsSync(dir)) return 0;
+    return fs
+        .readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".ts"))
+        .reduce((newest, f) => Math.max(newest, fs.statSync(path.join(dir, f)).mtimeMs), 0);
+}
+
+/**
+ * The shim requires the compiled package, so tests of real providers need `npm run build` first,
+ * and a build older than the sources would test yesterday's code.
+ */
 export function assertBuilt(root: string = REPO_ROOT): void {
     const entry = path.join(root, "dist", "provider", "dynamic.js");
-    if (!fs.existsSync(entry)) {
-        throw new Error(
-            `The provider harness needs the compiled package: ${entry} is missing. ` +
-                "Run `npm run build` before the provider tests (the serialized provider requires pulumi-gpucloud/dynamic from dist/).",
-        );
-    }
+    const rebuild = "Run `npm run build` before the provider tests (the serialized provider requires pulumi-gpucloud/dynamic from dist/).";
+    if (!fs.existsSync(entry)) throw new Error(`The provider harness needs the compiled package: ${entry} is missing. ${rebuild}`);
+    const built = fs.statSync(entry).mtimeMs;
+    const newest = Math.max(newestSource(path.join(root, "provider")), newestSource(path.join(root, "sdk")));
+    if (newest > built) throw new Error(`The compiled package in dist/ is older than provider/ or sdk/. ${rebuild}`);
 }
 
 export interface ProviderServerOptions {
