@@ -1,0 +1,46 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ok } from "../core/envelope";
+import type { Room, RoomContext } from "../core/room";
+import { paginate, pagingQuery, parseQuery } from "../core/validation";
+import { AccountStore } from "./store";
+
+const rechargeQuery = z.object({ ...pagingQuery, trade_number: z.string().optional() });
+// /bill/list parameters are not shown (api-v2.md, Account); the emulator takes page and page_size like the others.
+const billQuery = z.object(pagingQuery);
+
+/** /balance/info, /recharge/list and /bill/list. Balances and bills live in the shared wallet. */
+export class AccountRoom implements Room {
+  readonly name = "account";
+  private readonly store: AccountStore;
+
+  constructor(private readonly ctx: RoomContext) {
+    this.store = new AccountStore(ctx.wallet);
+  }
+
+  register(api: FastifyInstance): void {
+    api.get("/balance/info", async (request) => ok(this.store.balance(this.ctx.currentUser(request))));
+
+    api.get("/recharge/list", async (request) => {
+      this.ctx.currentUser(request);
+      const query = parseQuery(rechargeQuery, request.query);
+      const records = this.store.recharges(query.trade_number);
+      return ok({ recharge_list: paginate(records, query.page, query.page_size), total: records.length });
+    });
+
+    api.get("/bill/list", async (request) => {
+      const user = this.ctx.currentUser(request);
+      const query = parseQuery(billQuery, request.query);
+      const bills = this.store.bills(user);
+      return ok({ bill_list: paginate(bills, query.page, query.page_size), total: bills.length });
+    });
+  }
+
+  snapshot(): unknown {
+    return null;
+  }
+
+  restore(): void {}
+
+  reset(): void {}
+}

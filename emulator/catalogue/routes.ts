@@ -1,0 +1,48 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ok } from "../core/envelope";
+import type { Room } from "../core/room";
+import { DEFAULT_PAGE_SIZE, paginate, pagingQuery, parseQuery } from "../core/validation";
+import { CatalogueStore } from "./store";
+
+const podListQuery = z.object({ ...pagingQuery, name: z.string().optional() });
+const marketListQuery = z.object({
+  ...pagingQuery,
+  cuda_version: z.string().optional(),
+  python_version: z.string().optional(),
+});
+
+/** GPU models, pods and market images. The catalogue is fixed seed data: nothing to save or reset. */
+export class CatalogueRoom implements Room {
+  readonly name = "catalogue";
+  readonly store = new CatalogueStore();
+
+  register(api: FastifyInstance): void {
+    api.get("/gpu/list", async () => {
+      const gpus = this.store.gpus();
+      return ok({ gpu_list: gpus, total: gpus.length });
+    });
+
+    api.get("/pod/list", { config: { public: true } }, async (request) => {
+      const query = parseQuery(podListQuery, request.query);
+      const pods = this.store.pods(query.name);
+      return ok({ pod_list: paginate(pods, query.page, query.page_size), total: pods.length });
+    });
+
+    api.get("/image/market/list", { config: { public: true } }, async (request) => {
+      const query = parseQuery(marketListQuery, request.query);
+      const images = this.store.marketImages(query);
+      const page = query.page ?? 1;
+      const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+      return ok({ image_list: paginate(images, page, pageSize), total: images.length, page, page_size: pageSize });
+    });
+  }
+
+  snapshot(): unknown {
+    return null;
+  }
+
+  restore(): void {}
+
+  reset(): void {}
+}

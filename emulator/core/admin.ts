@@ -1,0 +1,78 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { fingerprint } from "./auth";
+import { ApiError, notFound } from "./errors";
+import { faultSchema } from "./faults";
+import { parseBody } from "./validation";
+import type { Emulator } from "../server";
+
+/** Keys whose values are secrets: the state dump shows them as "<redacted>". */
+const SECRET_KEYS = new Set(["password", "key"]);
+
+/**
+ * The admin API (DESIGN §5): outside the API base, no key, no rate limit, no faults. Answers are plain
+ * JSON (GET /_emulator/clock is `{"now": N}` as DESIGN §5 shows); failures use the API envelope.
+ */
+export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator): void {
+  admin.post("/reset", async () => {
+    emulator.reset();
+    return { reset: true, now: emulator.clock.now() };
+  });
+
+  admin.get("/clock", async () => ({ now: emulator.clock.now() }));
+
+  admin.post("/clock/advance", async (request) => {
+    const { seconds } = parseBody(z.object({ seconds: z.number().min(0).max(10 * 365 * 86400) }), request.body);
+    emulator.advance(seconds);
+    return { now: emulator.clock.now() };
+  });
+
+  admin.post("/faults", async (request) => {
+    emulator.faults.add(parseBody(faultSchema, request.body));
+    return { faults: emulator.faults.list() };
+  });
+  admin.get("/faults", async () => ({ faults: emulator.faults.list() }));
+  admin.delete("/faults", async () => {
+    emulator.faults.clear();
+    return { faults: [] };
+  });
+
+  admin.get("/requests", async () => ({ requests: emulator.log.list() }));
+  admin.delete("/requests", async () => {
+    emulator.log.clear();
+    return { requests: [] };
+  });
+
+  admin.put<{ Params: { user: string } }>("/users/:user/balance", async (request) => {
+    const { balance } = parseBody(
+      z.object({ balance: z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, { message: "must be a decimal number" })]) }),
+      request.body,
+    );
+    const { user } = request.params;
+    if (!emulator.wallet.hasUser(user)) throw notFound("user", user);
+    emulator.wallet.setBalance(user, balance);
+    return { user, balance: emulator.wallet.balance(user) };
+  });
+
+  admin.post<{ Params: { key: string } }>("/keys/:key/disable", async (request) => {
+    const key = decodeURIComponent(request.params.key);
+    if (!emulator.keys.disable(key)) throw new ApiError(404, -1, `key not found: ${fingerprint(key)}`);
+    return { disabled: true, key: fingerprint(key) };
+  });
+
+  admin.get("/state", async () => ({
+    now: emulator.clock.now(),
+    users: emulator.keys.users().map((user) => ({ user, balance: emulator.wallet.balance(user) })),
+    keys: emulator.keys.describe(),
+    wallet: emulator.wallet.snapshot(),
+    rooms: Object.fromEntries(emulator.rooms.map((room) => [room.name, redact(room.snapshot())])),
+  }));
+}
+
+function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.has(k) ? "<redacted>" : redact(v)]),
+  );
+}

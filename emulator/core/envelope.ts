@@ -1,0 +1,59 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError, altError, paramError, systemError } from "./errors";
+
+/** The success envelope (CONTRACTS.md): `{code: 0, msg: "success", data?}`. */
+export function ok(data?: unknown): { code: 0; msg: "success"; data?: unknown } {
+  return data === undefined ? { code: 0, msg: "success" } : { code: 0, msg: "success", data };
+}
+
+/** Every failure, ours or fastify's, becomes one ApiError here, so answers never leak a stack trace. */
+export function toApiError(error: unknown, bodyLimit: number): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  switch (fastifyError.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return paramError("body", "is not valid JSON");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return paramError("body", "is empty but Content-Type says application/json; send a JSON object");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return paramError("body", "must be JSON with 'Content-Type: application/json'");
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return altError(413, "payload_too_large", `request body too large: at most ${bodyLimit} bytes`);
+  }
+  if (error instanceof SyntaxError || fastifyError.statusCode === 400) {
+    return paramError("body", "could not be parsed");
+  }
+  return systemError();
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).send(error.body());
+}
+
+/**
+ * Unknown paths answer 404 and known paths with another method 405, both in the alternative shape
+ * (CONTRACTS.md). Route patterns are collected as they are added so parametric paths match too.
+ */
+export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  const patterns: { method: string; regex: RegExp }[] = [];
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const regex = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`);
+    for (const method of methods) patterns.push({ method: method.toUpperCase(), regex });
+  });
+  app.setErrorHandler((error, _request, reply) => sendError(reply, toApiError(error, bodyLimit)));
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split("?")[0];
+    const allowed = patterns.filter((p) => p.regex.test(path)).map((p) => p.method);
+    if (allowed.length > 0) {
+      const unique = [...new Set(allowed.filter((m) => m !== "HEAD"))];
+      return sendError(
+        reply,
+        altError(405, "method_not_allowed", `method ${request.method} is not allowed on ${path}; use ${unique.join(" or ")}`, {
+          allow: unique.join(", "),
+        }),
+      );
+    }
+    return sendError(reply, altError(404, "not_found", `no such endpoint: ${request.method} ${path}`));
+  });
+}

@@ -1,0 +1,12 @@
+import { randomBytes } from "node:crypto";
+
+/** Opaque, unguessable ids such as `ins-3f9c1a7e0b2d4c68` (api-v2.md: identifiers are opaque strings). */
+export function newId(prefix: string): string {
+  return `${prefix}-${randomBytes(8).toString("hex")}`;
+}
+
+/** A random secret, e.g. an instance's SSH password. */
+export function newSecret(length = 20): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+  return [...randomBytes(length)].map((b) => alphabet[b % alphabet.length]).join("");
+}

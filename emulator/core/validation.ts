@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { paramError } from "./errors";
+
+/**
+ * Request validation for routes: a zod `safeParse` whose first issue becomes 400 code 1
+ * `"<field>: <rule>"` (CONTRACTS.md). Rules are worded for people, not zod's internals.
+ */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  if (body === undefined) return parseWith(schema, {}, "body");
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw paramError("body", "must be a JSON object sent with 'Content-Type: application/json'");
+  }
+  return parseWith(schema, body, "body");
+}
+
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+  return parseWith(schema, query ?? {}, "query");
+}
+
+function parseWith<S extends z.ZodType>(schema: S, input: unknown, root: string): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue.path.length > 0 ? issue.path.map(String).join(".") : root;
+  throw paramError(field, describeIssue(issue, valueAt(input, issue.path)));
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === "invalid_type") {
+    if (value === undefined) return "is required";
+    return `must be ${article(issue.expected)}`;
+  }
+  if (issue.code === "custom" || issue.code === "invalid_value" || issue.code === "invalid_format") {
+    return issue.message;
+  }
+  if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}${unit(issue.origin)}`;
+  if (issue.code === "too_small") return `must be at least ${String(issue.minimum)}${unit(issue.origin)}`;
+  return issue.message;
+}
+
+function article(expected: string): string {
+  if (expected === "int") return "an integer";
+  if (expected === "object" || expected === "array") return `an ${expected}`;
+  return `a ${expected}`;
+}
+
+function unit(origin: string): string {
+  return origin === "string" ? " characters" : "";
+}
+
+/** An integer field of a JSON body restricted to a set of values, e.g. gpu_nums 1, 2, 4, 8. */
+export function oneOfInts(values: readonly number[]) {
+  return z.number().refine((v) => values.includes(v), { message: `must be one of ${values.join(", ")}` });
+}
+
+/** An integer query parameter (query strings are text); out-of-range values are refused, not clamped. */
+export function intQuery(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, { message: `must be an integer from ${min} to ${max}` })
+    .transform(Number)
+    .refine((v) => v >= min && v <= max, { message: `must be an integer from ${min} to ${max}` });
+}
+
+/** page from 1 and page_size default 20, at most 100, for every paginated list (api-v2.md, Limits). */
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+export const pagingQuery = {
+  page: intQuery(1, Number.MAX_SAFE_INTEGER).optional(),
+  page_size: intQuery(1, MAX_PAGE_SIZE).optional(),
+};
+
+export function paginate<T>(items: readonly T[], page = 1, pageSize = DEFAULT_PAGE_SIZE): T[] {
+  return items.slice((page - 1) * pageSize, page * pageSize);
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ok } from "../core/envelope";
+import type { Room, RoomContext } from "../core/room";
+import { parseBody } from "../core/validation";
+import { ImagesStore } from "./store";
+
+const deleteBody = z.object({ image_uuid: z.string().min(1) });
+
+/** Personal images: /image/private/list and /image/private/delete. */
+export class ImagesRoom implements Room {
+  readonly name = "images";
+  readonly store: ImagesStore;
+
+  constructor(private readonly ctx: RoomContext) {
+    this.store = new ImagesStore(() => ctx.clock.now(), ctx.ids.next);
+  }
+
+  register(api: FastifyInstance): void {
+    api.get("/image/private/list", async (request) => {
+      const images = this.store.list(this.ctx.currentUser(request));
+      return ok({ image_list: images, total: images.length });
+    });
+
+    api.post("/image/private/delete", async (request) => {
+      const user = this.ctx.currentUser(request);
+      const { image_uuid } = parseBody(deleteBody, request.body);
+      this.store.delete(user, image_uuid);
+      return ok();
+    });
+  }
+
+  snapshot(): unknown {
+    return this.store.snapshot();
+  }
+
+  restore(state: unknown): void {
+    this.store.restore(state);
+  }
+
+  reset(): void {
+    this.store.reset();
+  }
+
+  nextDueAt(): number | undefined {
+    return this.store.nextDueAt();
+  }
+
+  runDue(now: number): void {
+    this.store.runDue(now);
+  }
+}

@@ -1,0 +1,104 @@
+import { notFound } from "../core/errors";
+
+/** How long saving an instance as an image takes (DESIGN §5). */
+export const SAVE_IMAGE_SECONDS = 120;
+
+/** save_image_status values (api-v2.md, Personal image). */
+export const SAVE_STATUS = { UPLOADING: 1, SUCCEEDED: 2, FAILED: 3 } as const;
+
+export interface PersonalImage {
+  title: string;
+  uuid: string;
+  remark: string;
+  layer_count: number;
+  size: number;
+  pod_uuid: string;
+  pod_tag: string;
+  save_image_status: number;
+  create_time: number;
+}
+
+interface ImageRecord extends PersonalImage {
+  owner: string;
+  /** The pending transition of save_image_status (data, driven by the clock). */
+  next: { save_image_status: number; at: number } | null;
+}
+
+/** Personal images: made by save_image, listed and deleted by their owner only. */
+export class ImagesStore {
+  private images = new Map<string, ImageRecord>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly nextId: (prefix: string) => string,
+  ) {}
+
+  list(owner: string): PersonalImage[] {
+    return [...this.images.values()].filter((i) => i.owner === owner).map(publicView);
+  }
+
+  /** The caller's own image, or undefined (another user's image looks missing). */
+  find(owner: string, imageUuid: string): PersonalImage | undefined {
+    const image = this.images.get(imageUuid);
+    return image && image.owner === owner ? publicView(image) : undefined;
+  }
+
+  /** Starts saving an image; it reaches status 2 after SAVE_IMAGE_SECONDS. */
+  startSave(owner: string, from: { title: string; pod_uuid: string; pod_tag: string; instance_uuid: string }): PersonalImage {
+    const now = this.now();
+    const image: ImageRecord = {
+      title: from.title,
+      uuid: this.nextId("pimg"),
+      remark: `saved from instance ${from.instance_uuid}`,
+      layer_count: 12,
+      size: 18.6,
+      pod_uuid: from.pod_uuid,
+      pod_tag: from.pod_tag,
+      save_image_status: SAVE_STATUS.UPLOADING,
+      create_time: now,
+      owner,
+      next: { save_image_status: SAVE_STATUS.SUCCEEDED, at: now + SAVE_IMAGE_SECONDS },
+    };
+    this.images.set(image.uuid, image);
+    return publicView(image);
+  }
+
+  delete(owner: string, imageUuid: string): void {
+    if (!this.find(owner, imageUuid)) throw notFound("image", imageUuid);
+    this.images.delete(imageUuid);
+  }
+
+  nextDueAt(): number | undefined {
+    let earliest: number | undefined;
+    for (const image of this.images.values()) {
+      if (image.next && (earliest === undefined || image.next.at < earliest)) earliest = image.next.at;
+    }
+    return earliest;
+  }
+
+  runDue(now: number): void {
+    for (const image of this.images.values()) {
+      if (image.next && image.next.at <= now) {
+        image.save_image_status = image.next.save_image_status;
+        image.next = null;
+      }
+    }
+  }
+
+  snapshot(): ImageRecord[] {
+    return [...this.images.values()];
+  }
+
+  restore(state: unknown): void {
+    this.images = new Map((state as ImageRecord[]).map((i) => [i.uuid, i]));
+  }
+
+  reset(): void {
+    this.images.clear();
+  }
+}
+
+function publicView(image: ImageRecord): PersonalImage {
+  const { owner: _owner, next: _next, ...shown } = image;
+  return shown;
+}

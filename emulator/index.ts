@@ -1,0 +1,46 @@
+import { Emulator, type EmulatorOptions } from "./server";
+
+export { API_BASE, ADMIN_BASE, BODY_LIMIT, Emulator, type EmulatorOptions } from "./server";
+export type { Room, RoomContext } from "./core/room";
+export { fingerprint, userOfKeySpec } from "./core/auth";
+export {
+  INSTANCE_TRANSITIONS,
+  IDLE_CHECK_SECONDS,
+  PLATFORM_IDLE_THRESHOLD,
+  BILLING_PERIOD_SECONDS,
+  CHARGING_TYPE,
+  STATUS as INSTANCE_STATUS,
+} from "./instances/store";
+export { SAVE_IMAGE_SECONDS } from "./images/store";
+
+export interface RunningEmulator {
+  /** http://HOST:PORT, the `{base_url}` clients take. */
+  url: string;
+  /** url + /api/open/v2. */
+  apiBase: string;
+  port: number;
+  /** Simulated Unix seconds. */
+  now(): number;
+  /** Moves simulated time forward, running every transition due (same as POST /_emulator/clock/advance). */
+  advance(seconds: number): void;
+  /** Back to the seeded state (same as POST /_emulator/reset). */
+  reset(): void;
+  close(): Promise<void>;
+  emulator: Emulator;
+}
+
+/** Starts the emulator in this process (DESIGN §5); options mirror the CLI. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const emulator = new Emulator(options);
+  const { url, port } = await emulator.listen();
+  return {
+    url,
+    apiBase: `${url}/api/open/v2`,
+    port,
+    now: () => emulator.clock.now(),
+    advance: (seconds) => emulator.advance(seconds),
+    reset: () => emulator.reset(),
+    close: () => emulator.close(),
+    emulator,
+  };
+}
