@@ -4,8 +4,15 @@ import { Harness, serializedProvider, type Props } from "../harness";
 
 export type Kind = "Instance" | "IdleClosePolicy" | "PersonalImage";
 
-/** The `__provider` text each resource class stores in state (captured under Pulumi's runtime mocks). */
-export async function providerTexts(): Promise<Record<Kind, string>> {
+let captured: Promise<Record<Kind, string>> | undefined;
+
+/** The `__provider` text each resource class stores in state (captured once under Pulumi's runtime mocks). */
+export function providerTexts(): Promise<Record<Kind, string>> {
+    captured ??= capture();
+    return captured;
+}
+
+async function capture(): Promise<Record<Kind, string>> {
     return {
         Instance: await serializedProvider(() => new Instance("i", { podUuid: "p", gpuUuid: "g", gpuNums: 1 })),
         IdleClosePolicy: await serializedProvider(() => new IdleClosePolicy("p", { instanceUuid: "i", idlePeriodMinutes: 10 })),
