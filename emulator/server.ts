@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { AccountRoom } from "./account/routes";
+import { AssetsRoom } from "./assets/routes";
 import { CatalogueRoom } from "./catalogue/routes";
 import { registerAdminRoutes } from "./core/admin";
 import { fingerprint, KeyRing } from "./core/auth";
@@ -15,6 +16,8 @@ import type { Room, RoomContext } from "./core/room";
 import { Wallet } from "./core/wallet";
 import { ImagesRoom } from "./images/routes";
 import { InstancesRoom } from "./instances/routes";
+import { ModelRunsRoom } from "./model-runs/routes";
+import { WorkflowsRoom } from "./workflows/routes";
 
 export const API_BASE = "/api/open/v2";
 export const ADMIN_BASE = "/_emulator";
@@ -83,7 +86,8 @@ export class Emulator {
     // The room list: adding an API area is one line here.
     const catalogue = new CatalogueRoom();
     const images = new ImagesRoom(ctx);
-    this.rooms = [catalogue, images, new InstancesRoom(ctx, catalogue.store, images.store), new AccountRoom(ctx)];
+    const assets = new AssetsRoom(ctx);
+    this.rooms = [catalogue, images, new InstancesRoom(ctx, catalogue.store, images.store), new AccountRoom(ctx), assets, new WorkflowsRoom(ctx, assets.store), new ModelRunsRoom(ctx, assets.store)];
 
     if (options.stateFile !== undefined) this.stateFile = new StateFile(options.stateFile);
     const saved = this.stateFile?.load();

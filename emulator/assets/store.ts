@@ -1,0 +1,150 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { ApiError, paramError } from "../core/errors";
+import { inferMimeType, isMediaType, MEDIA_TYPES, MediaType, mediaTypeOfMime } from "./media-types";
+
+/** What the upload stream left behind: never the content itself, only its measure (brief: no 100 MB in RAM). */
+export interface UploadedFile {
+  filename: string;
+  declaredMime: string | undefined;
+  sizeBytes: number;
+  sha256: string;
+  /** base64 of the first bytes, enough to recognise a file type later. */
+  head: string;
+}
+
+export interface UploadFields {
+  media_type?: string;
+  purpose?: string;
+  ttl_hours?: number;
+}
+
+export interface AssetRecord {
+  asset_id: string;
+  owner: string;
+  media_type: MediaType;
+  mime_type: string;
+  size_bytes: number;
+  sha256: string;
+  head: string;
+  purpose: "temp_input";
+  created_at: number;
+  expires_at: number;
+  original_filename: string;
+}
+
+export interface Asset {
+  id: string;
+  asset_id: string;
+  asset_uri: string;
+  url: string;
+  content_url: string;
+  signed_url: string;
+  media_type: MediaType;
+  mime_type: string;
+  size_bytes: number;
+  purpose: "temp_input";
+  persistent: false;
+  expires_at: string;
+  status: "confirmed";
+  original_filename: string;
+}
+
+export interface AssetSnapshot {
+  assets: AssetRecord[];
+}
+
+/** Spec Limits: "100 MB per file"; read as MiB, the larger of the two readings. */
+export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
+export const DEFAULT_TTL_HOURS = 48;
+/** Spec is silent on a maximum validity; a month keeps "temporary input" temporary. */
+export const MAX_TTL_HOURS = 720;
+const ASSET_HOST = "https://assets.gpucloud-emulator.invalid";
+const SIGNING_SECRET = "gpucloud-emulator-asset-signing";
+
+export class AssetStore {
+  private assets = new Map<string, AssetRecord>();
+
+  create(owner: string, file: UploadedFile, fields: UploadFields, now: number): Asset {
+    const purpose = fields.purpose ?? "temp_input";
+    if (purpose !== "temp_input") throw paramError("purpose", "only temp_input is supported");
+    const ttl = fields.ttl_hours ?? DEFAULT_TTL_HOURS;
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_HOURS) {
+      throw paramError("ttl_hours", `must be an integer from 1 to ${MAX_TTL_HOURS}`);
+    }
+    if (fields.media_type !== undefined && !isMediaType(fields.media_type)) {
+      throw paramError("media_type", `must be one of ${MEDIA_TYPES.join(", ")}`);
+    }
+    const mime = inferMimeType(file.filename, file.declaredMime);
+    const record: AssetRecord = {
+      asset_id: `asset_${randomBytes(12).toString("hex")}`,
+      owner,
+      media_type: (fields.media_type as MediaType | undefined) ?? mediaTypeOfMime(mime),
+      mime_type: mime,
+      size_bytes: file.sizeBytes,
+      sha256: file.sha256,
+      head: file.head,
+      purpose: "temp_input",
+      created_at: now,
+      expires_at: now + ttl * 3600,
+      original_filename: file.filename,
+    };
+    this.assets.set(record.asset_id, record);
+    return this.present(record);
+  }
+
+  /** GET /assets/{id}: another user's asset looks missing; an expired one is gone (spec "GET /assets"). */
+  get(owner: string, assetId: string, now: number): Asset {
+    return this.present(this.usable(owner, assetId, now));
+  }
+
+  /** The asset behind an `asset://` reference, or why it cannot be used. */
+  lookup(owner: string, assetId: string, now: number): { asset: AssetRecord } | { problem: string } {
+    const record = this.assets.get(assetId);
+    if (!record || record.owner !== owner) return { problem: `asset ${assetId} not found` };
+    if (now >= record.expires_at) return { problem: `asset ${assetId} has expired` };
+    return { asset: record };
+  }
+
+  snapshot(): AssetSnapshot {
+    return { assets: [...this.assets.values()].map((a) => ({ ...a })) };
+  }
+
+  restore(snapshot: AssetSnapshot): void {
+    this.assets = new Map(snapshot.assets.map((a) => [a.asset_id, { ...a }]));
+  }
+
+  private usable(owner: string, assetId: string, now: number): AssetRecord {
+    const found = this.lookup(owner, assetId, now);
+    // Spec Errors: codes for expired assets are "not shown"; an expired temporary asset is gone, so 404 like a missing one.
+    if ("problem" in found) throw new ApiError(404, -1, found.problem);
+    return found.asset;
+  }
+
+  private present(record: AssetRecord): Asset {
+    const url = `${ASSET_HOST}/${record.asset_id}/${encodeURIComponent(record.original_filename)}`;
+    const signature = createHmac("sha256", SIGNING_SECRET)
+      .update(`${record.asset_id}:${record.expires_at}`)
+      .digest("hex");
+    return {
+      id: record.asset_id,
+      asset_id: record.asset_id,
+      asset_uri: `asset://${record.asset_id}`,
+      url,
+      content_url: url,
+      signed_url: `${url}?expires=${record.expires_at}&signature=${signature}`,
+      media_type: record.media_type,
+      mime_type: record.mime_type,
+      size_bytes: record.size_bytes,
+      purpose: record.purpose,
+      persistent: false,
+      expires_at: isoWithOffset(record.expires_at),
+      status: "confirmed",
+      original_filename: record.original_filename,
+    };
+  }
+}
+
+/** ISO 8601 with an explicit offset (spec Asset.expires_at); the emulator keeps every clock in UTC. */
+export function isoWithOffset(seconds: number): string {
+  return new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, "+00:00");
+}

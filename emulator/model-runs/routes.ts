@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { fingerprint } from "../core/auth";
+import { ok } from "../core/envelope";
+import type { Room, RoomContext } from "../core/room";
+import { pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { AssetStore } from "../assets/store";
+import { MODEL_RUN_STATUSES, ModelRunStore } from "./store";
+
+const submitBody = z.object({
+  idempotency_key: z.string().min(1).max(256),
+  request_id: z.string().min(1).optional(),
+  inputs: z.record(z.string(), z.unknown()),
+});
+const listQuery = z.object({
+  ...pagingQuery,
+  status: z.enum(MODEL_RUN_STATUSES, { message: `must be one of ${MODEL_RUN_STATUSES.join(", ")}` }).optional(),
+});
+const cancelBody = z.object({ run_id: z.string().min(1) });
+const eventsQuery = z.object({ run_id: z.string().min(1) });
+
+/** External video-model tasks (spec "External model tasks"), scoped to the calling API key. */
+export class ModelRunsRoom implements Room {
+  readonly name = "model-runs";
+  readonly store: ModelRunStore;
+
+  constructor(
+    private readonly ctx: RoomContext,
+    assets: AssetStore,
+  ) {
+    this.store = new ModelRunStore(ctx.wallet, assets, ctx.ids.next);
+  }
+
+  register(api: FastifyInstance): void {
+    api.post("/model-runs/videos", async (request) => {
+      const { user, scope } = this.caller(request);
+      return ok(this.store.submit(scope, user, parseBody(submitBody, request.body), this.ctx.clock.now()));
+    });
+
+    api.get("/model-runs/list", async (request) => {
+      const { scope } = this.caller(request);
+      return ok(this.store.list(scope, parseQuery(listQuery, request.query)));
+    });
+
+    api.post("/model-runs/cancel", async (request) => {
+      const { scope } = this.caller(request);
+      return ok(this.store.cancel(scope, parseBody(cancelBody, request.body).run_id, this.ctx.clock.now()));
+    });
+
+    api.get("/model-runs/events", async (request) => {
+      const { scope } = this.caller(request);
+      return ok(this.store.events(scope, parseQuery(eventsQuery, request.query).run_id));
+    });
+  }
+
+  snapshot(): unknown {
+    return this.store.snapshot();
+  }
+
+  restore(state: unknown): void {
+    this.store.restore(state);
+  }
+
+  reset(): void {
+    this.store.reset();
+  }
+
+  nextDueAt(): number | undefined {
+    return this.store.nextDueAt();
+  }
+
+  runDue(now: number): void {
+    this.store.runDue(now);
+  }
+
+  /** The user pays; the key is the scope (spec "GET /model-runs/list": scope is the calling API key). */
+  private caller(request: FastifyRequest): { user: string; scope: string } {
+    const user = this.ctx.currentUser(request);
+    const key = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
+    return { user, scope: fingerprint(key) };
+  }
+}

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ok } from "../core/envelope";
+import type { Room, RoomContext } from "../core/room";
+import { pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { AssetStore } from "../assets/store";
+import { WorkflowStore } from "./store";
+
+const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+
+const marketListQuery = z.object({
+  ...pagingQuery,
+  sort: z.string().optional(),
+  keyword: z.string().optional(),
+  tag: z.string().optional(),
+});
+const workflowQuery = z.object({ workflow_id: z.string().min(1) });
+const submitBody = z.object({
+  workflow_id: z.string().min(1),
+  revision_id: z.string().min(1).optional(),
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  idempotency_key: z.string().min(1).max(256),
+  accept_external_cost_risk: z.boolean().optional(),
+});
+const runQuery = z.object({ run_order_id: z.string().min(1) });
+const runListQuery = z.object({
+  ...pagingQuery,
+  workflow_id: z.string().min(1).optional(),
+  status: z.enum(RUN_STATUSES, { message: `must be one of ${RUN_STATUSES.join(", ")}` }).optional(),
+});
+
+/** Workflow market, run submission and run queries (spec "Workflows"; field-notes "Workflow runs"). */
+export class WorkflowsRoom implements Room {
+  readonly name = "workflows";
+  readonly store: WorkflowStore;
+
+  constructor(
+    private readonly ctx: RoomContext,
+    assets: AssetStore,
+  ) {
+    this.store = new WorkflowStore(ctx.wallet, assets, ctx.ids.next);
+  }
+
+  register(api: FastifyInstance): void {
+    api.get("/workflow/market/list", async (request) => {
+      const user = this.ctx.currentUser(request);
+      return ok(this.store.marketList(user, parseQuery(marketListQuery, request.query)));
+    });
+
+    api.get("/workflow/market/info", async (request) => {
+      const user = this.ctx.currentUser(request);
+      return ok(this.store.info(user, parseQuery(workflowQuery, request.query).workflow_id));
+    });
+
+    api.post("/workflow/run/submit", async (request) => {
+      const user = this.ctx.currentUser(request);
+      return ok(this.store.submit(user, parseBody(submitBody, request.body), this.ctx.clock.now()));
+    });
+
+    api.get("/workflow/run/info", async (request) => {
+      const user = this.ctx.currentUser(request);
+      return ok(this.store.runInfo(user, parseQuery(runQuery, request.query).run_order_id));
+    });
+
+    api.get("/workflow/run/list", async (request) => {
+      const user = this.ctx.currentUser(request);
+      return ok(this.store.runList(user, parseQuery(runListQuery, request.query)));
+    });
+
+    api.get("/workflow/run/execution", async (request) => {
+      const user = this.ctx.currentUser(request);
+      const { run_order_id } = parseQuery(runQuery, request.query);
+      return ok(this.store.execution(user, run_order_id, this.ctx.clock.now()));
+    });
+  }
+
+  snapshot(): unknown {
+    return this.store.snapshot();
+  }
+
+  restore(state: unknown): void {
+    this.store.restore(state);
+  }
+
+  reset(): void {
+    this.store.reset();
+  }
+
+  nextDueAt(): number | undefined {
+    return this.store.nextDueAt();
+  }
+
+  runDue(now: number): void {
+    this.store.runDue(now);
+  }
+}

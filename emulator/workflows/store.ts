@@ -1,0 +1,426 @@
+import Decimal from "decimal.js";
+import { notFound, paramError } from "../core/errors";
+import { paginate } from "../core/validation";
+import { money, Wallet } from "../core/wallet";
+import { AssetStore } from "../assets/store";
+import { checkWorkflowInputs } from "./inputs";
+import { gpuModelOf, SEED_WORKFLOWS, WorkflowDefinition, WorkflowRevision } from "./seed";
+
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+type Outcome = "succeeded" | "failed";
+
+/**
+ * The run lifecycle as data (DESIGN §5: 5 s queued, then 20 s running). The outcome is decided at
+ * submit: a run fails when any string input contains FAILURE_MARKER (the emulator's documented
+ * trigger; spec "Workflow run": failure causes not shown).
+ */
+export const RUN_STAGES: Record<"queued" | "running", { seconds: number; next: "running" | "outcome" }> = {
+  queued: { seconds: 5, next: "running" },
+  running: { seconds: 20, next: "outcome" },
+};
+export const FAILURE_MARKER = "FAIL";
+
+export interface LogEntry {
+  at: number;
+  event_type: string;
+  level: "info" | "error";
+  message: string;
+  node_id: string;
+  progress_percent: number;
+}
+
+export interface RunRecord {
+  run_order_id: string;
+  owner: string;
+  workflow_id: string;
+  revision_id: string;
+  idempotency_key: string;
+  quote_amount: string;
+  quote_currency: string;
+  reservation_id: string;
+  freeze_status: "frozen" | "released";
+  submission_status: "submitted";
+  run_status: RunStatus;
+  settlement_status: "pending" | "settled";
+  task_id: string;
+  prompt_id: string;
+  billing_run_id: string;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, string>;
+  compute_cost: string;
+  external_model_cost: string;
+  total_cost: string;
+  final_amount: string;
+  released_amount: string;
+  error_code: string;
+  error_message: string;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  terminal_at: number | null;
+  outcome: Outcome;
+  due: { status: "running" | "outcome"; at: number } | null;
+  logs: LogEntry[];
+}
+
+export interface SubmitRequest {
+  workflow_id: string;
+  revision_id?: string;
+  inputs?: Record<string, unknown>;
+  idempotency_key: string;
+  accept_external_cost_risk?: boolean;
+}
+
+export interface MarketQuery {
+  page?: number;
+  page_size?: number;
+  sort?: string;
+  keyword?: string;
+  tag?: string;
+}
+
+export interface RunListQuery {
+  workflow_id?: string;
+  status?: RunStatus;
+  page?: number;
+  page_size?: number;
+}
+
+export interface WorkflowSnapshot {
+  runs: RunRecord[];
+}
+
+const OUTPUT_HOST = "https://outputs.gpucloud-emulator.invalid";
+const ZERO = money(0);
+
+export function isoUtc(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export class WorkflowStore {
+  private runs = new Map<string, RunRecord>();
+  /** `${user}\n${workflow_id}\n${idempotency_key}` to run_order_id (spec submit rule 1). */
+  private byIdempotencyKey = new Map<string, string>();
+
+  constructor(
+    private readonly wallet: Wallet,
+    private readonly assets: AssetStore,
+    private readonly nextId: (prefix: string) => string,
+    private readonly workflows: readonly WorkflowDefinition[] = SEED_WORKFLOWS,
+  ) {}
+
+  marketList(user: string, query: MarketQuery) {
+    // Spec names only `latest` as a sort value; anything else is refused rather than silently ignored.
+    if (query.sort !== undefined && query.sort !== "latest") throw paramError("sort", "must be latest");
+    const keyword = query.keyword?.trim().toLowerCase() ?? "";
+    const tag = query.tag?.trim().toLowerCase() ?? "";
+    const matching = this.visible(user)
+      .filter((w) => keyword === "" || [w.title, w.description, ...w.tags].some((t) => t.toLowerCase().includes(keyword)))
+      .filter((w) => tag === "" || w.tags.some((t) => t.toLowerCase() === tag))
+      .sort((a, b) => b.updated_at - a.updated_at || a.workflow_id.localeCompare(b.workflow_id));
+    const page = query.page ?? 1;
+    const pageSize = query.page_size ?? 20;
+    const items = paginate(matching, page, pageSize).map((w) => {
+      const revision = this.revisionOf(w, w.current_revision_id);
+      return {
+        workflow_id: w.workflow_id,
+        revision_id: revision.revision_id,
+        title: w.title,
+        description: w.description,
+        cover_url: w.covers[0] ?? "",
+        tags: [...w.tags],
+        owner: { ...w.owner },
+        quote_currency: "CNY",
+        quote_amount: revision.quote_amount,
+        may_incur_external_model_cost: w.may_incur_external_model_cost,
+        updated_at: isoUtc(w.updated_at),
+      };
+    });
+    return { items, total: matching.length, page, page_size: pageSize };
+  }
+
+  info(user: string, workflowId: string) {
+    const workflow = this.workflow(user, workflowId);
+    const revision = this.revisionOf(workflow, workflow.current_revision_id);
+    return {
+      workflow_id: workflow.workflow_id,
+      revision_id: revision.revision_id,
+      title: workflow.title,
+      description: workflow.description,
+      tags: [...workflow.tags],
+      covers: [...workflow.covers],
+      owner: { ...workflow.owner },
+      quote_currency: "CNY",
+      quote_amount: revision.quote_amount,
+      gpu_model: gpuModelOf(revision),
+      may_incur_external_model_cost: workflow.may_incur_external_model_cost,
+      external_cost_notice: workflow.external_cost_notice,
+      editable_parameter_manifest: structuredClone(revision.parameters),
+      candidate_output_manifest: structuredClone(revision.outputs),
+    };
+  }
+
+  /**
+   * Everything before the pre-deduction is synchronous and the first step is the idempotency lookup,
+   * so concurrent identical submits cannot both charge: the second sees the first's record.
+   */
+  submit(user: string, request: SubmitRequest, now: number) {
+    const idemKey = `${user}\n${request.workflow_id}\n${request.idempotency_key}`;
+    const existing = this.byIdempotencyKey.get(idemKey);
+    if (existing) return { ...this.presentRun(this.runs.get(existing)!), idempotent_replay: true };
+
+    const workflow = this.workflow(user, request.workflow_id);
+    const revisionId = request.revision_id ?? workflow.current_revision_id;
+    const revision = workflow.revisions.find((r) => r.revision_id === revisionId);
+    if (!revision) throw notFound("workflow revision", `${workflow.workflow_id}@${revisionId}`);
+    if (workflow.may_incur_external_model_cost && request.accept_external_cost_risk !== true) {
+      // Spec says only "send true"; refusing before any charge as a parameter error (code 1) is the emulator's choice.
+      throw paramError(
+        "accept_external_cost_risk",
+        `must be true for ${workflow.workflow_id}, which may incur external model cost: ${workflow.external_cost_notice}`,
+      );
+    }
+    const inputs = checkWorkflowInputs(request.inputs ?? {}, revision.parameters, this.assets, user, now);
+
+    const runOrderId = this.nextId("wfr");
+    const reservationId = this.wallet.reserve(user, revision.quote_amount, { kind: "workflow_run", resource_id: runOrderId });
+    const run: RunRecord = {
+      run_order_id: runOrderId,
+      owner: user,
+      workflow_id: workflow.workflow_id,
+      revision_id: revision.revision_id,
+      idempotency_key: request.idempotency_key,
+      quote_amount: revision.quote_amount,
+      quote_currency: "CNY",
+      reservation_id: reservationId,
+      freeze_status: "frozen",
+      submission_status: "submitted",
+      run_status: "queued",
+      settlement_status: "pending",
+      task_id: this.nextId("task"),
+      prompt_id: this.nextId("prompt"),
+      billing_run_id: this.nextId("bill_run"),
+      inputs,
+      outputs: {},
+      compute_cost: ZERO,
+      external_model_cost: ZERO,
+      total_cost: ZERO,
+      final_amount: ZERO,
+      released_amount: ZERO,
+      error_code: "",
+      error_message: "",
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      terminal_at: null,
+      outcome: containsFailureMarker(inputs) ? "failed" : "succeeded",
+      due: { status: RUN_STAGES.queued.next, at: now + RUN_STAGES.queued.seconds },
+      logs: [log(now, "queued", "info", "run accepted and queued", 0)],
+    };
+    this.runs.set(runOrderId, run);
+    this.byIdempotencyKey.set(idemKey, runOrderId);
+    return { ...this.presentRun(run), idempotent_replay: false };
+  }
+
+  runInfo(user: string, runOrderId: string) {
+    return this.presentRun(this.run(user, runOrderId));
+  }
+
+  runList(user: string, query: RunListQuery) {
+    // Newest first; runs of the same second keep reverse submission order (the map keeps insertion order).
+    const matching = [...this.runs.values()]
+      .reverse()
+      .filter((r) => r.owner === user)
+      .filter((r) => query.workflow_id === undefined || r.workflow_id === query.workflow_id)
+      .filter((r) => query.status === undefined || r.run_status === query.status)
+      .sort((a, b) => b.created_at - a.created_at);
+    const page = query.page ?? 1;
+    const pageSize = query.page_size ?? 20;
+    return {
+      items: paginate(matching, page, pageSize).map((r) => this.presentRun(r)),
+      total: matching.length,
+      page,
+      page_size: pageSize,
+    };
+  }
+
+  /** Field-notes shape of /workflow/run/execution. */
+  execution(user: string, runOrderId: string, now: number) {
+    const run = this.run(user, runOrderId);
+    const queued = run.run_status === "queued";
+    const all = [...this.runs.values()];
+    const ahead = all.slice(0, all.indexOf(run)).filter((r) => r.run_status === "queued").length;
+    const failed = run.run_status === "failed";
+    return {
+      task_id: run.task_id,
+      workflow_id: run.workflow_id,
+      status: run.run_status,
+      queue_info: {
+        position: queued ? ahead + 1 : 0,
+        estimated_wait_sec: queued && run.due ? Math.max(0, run.due.at - now) : 0,
+      },
+      progress_percent: progressOf(run, now),
+      logs: run.logs.map((entry) => ({ ...entry, at: isoUtc(entry.at) })),
+      actual_execution_duration_sec: run.started_at === null ? 0 : (run.terminal_at ?? now) - run.started_at,
+      compute_cost: run.compute_cost,
+      external_model_cost: run.external_model_cost,
+      total_cost: run.total_cost,
+      outputs: { ...run.outputs },
+      error: failed
+        ? {
+            code: run.error_code,
+            message: run.error_message,
+            reason: run.error_message,
+            detail: `node ksampler_1 stopped at ${isoUtc(run.terminal_at ?? now)}`,
+            engine_code: run.error_code,
+            status_code: 500,
+          }
+        : null,
+      cancel_requested: false,
+      created_at: isoUtc(run.created_at),
+      started_at: run.started_at === null ? null : isoUtc(run.started_at),
+      terminal_at: run.terminal_at === null ? null : isoUtc(run.terminal_at),
+    };
+  }
+
+  nextDueAt(): number | undefined {
+    let earliest: number | undefined;
+    for (const run of this.runs.values()) {
+      if (run.due && (earliest === undefined || run.due.at < earliest)) earliest = run.due.at;
+    }
+    return earliest;
+  }
+
+  runDue(now: number): void {
+    const due = [...this.runs.values()]
+      .filter((r) => r.due !== null && r.due.at <= now)
+      .sort((a, b) => a.due!.at - b.due!.at);
+    for (const run of due) this.step(run);
+  }
+
+  snapshot(): WorkflowSnapshot {
+    return { runs: [...this.runs.values()].map((r) => structuredClone(r)) };
+  }
+
+  restore(state: unknown): void {
+    const snapshot = state as WorkflowSnapshot;
+    this.runs = new Map(snapshot.runs.map((r) => [r.run_order_id, structuredClone(r)]));
+    this.byIdempotencyKey = new Map(
+      snapshot.runs.map((r) => [`${r.owner}\n${r.workflow_id}\n${r.idempotency_key}`, r.run_order_id]),
+    );
+  }
+
+  reset(): void {
+    this.restore({ runs: [] });
+  }
+
+  private step(run: RunRecord): void {
+    const at = run.due!.at;
+    if (run.due!.status === "running") {
+      run.run_status = "running";
+      run.started_at = at;
+      run.due = { status: RUN_STAGES.running.next, at: at + RUN_STAGES.running.seconds };
+      run.logs.push(log(at, "started", "info", "execution started", 0, "load_checkpoint_1"));
+    } else {
+      this.finish(run, at);
+    }
+    run.updated_at = at;
+  }
+
+  /** Settles by actual consumption: compute for the running time, plus external model cost on success. */
+  private finish(run: RunRecord, at: number): void {
+    const revision = this.revisionOf(this.workflows.find((w) => w.workflow_id === run.workflow_id)!, run.revision_id);
+    const compute = new Decimal(revision.compute_rate_per_second).times(at - (run.started_at ?? at));
+    const external = run.outcome === "succeeded" ? new Decimal(revision.external_model_cost) : new Decimal(0);
+    const total = compute.plus(external);
+    const { released } = this.wallet.settle(run.reservation_id, total);
+    run.run_status = run.outcome;
+    run.terminal_at = at;
+    run.due = null;
+    run.compute_cost = money(compute);
+    run.external_model_cost = money(external);
+    run.total_cost = money(total);
+    run.final_amount = money(total);
+    run.released_amount = released;
+    run.freeze_status = "released";
+    run.settlement_status = "settled";
+    if (run.outcome === "succeeded") {
+      run.outputs = Object.fromEntries(
+        revision.outputs.map((o) => [o.name, `${OUTPUT_HOST}/${run.run_order_id}/${o.name}.${extensionOf(o.type)}`]),
+      );
+      run.logs.push(log(at, "succeeded", "info", "execution finished", 100, revision.outputs[0]?.node_id ?? ""));
+    } else {
+      run.error_code = "EXECUTION_FAILED";
+      run.error_message = `an input contains ${FAILURE_MARKER}, so the emulator failed this run`;
+      run.logs.push(log(at, "failed", "error", run.error_message, 100, "ksampler_1"));
+    }
+  }
+
+  private presentRun(run: RunRecord) {
+    return {
+      run_order_id: run.run_order_id,
+      workflow_id: run.workflow_id,
+      revision_id: run.revision_id,
+      quote_amount: run.quote_amount,
+      quote_currency: run.quote_currency,
+      freeze_status: run.freeze_status,
+      submission_status: run.submission_status,
+      run_status: run.run_status,
+      settlement_status: run.settlement_status,
+      task_id: run.task_id,
+      prompt_id: run.prompt_id,
+      billing_run_id: run.billing_run_id,
+      inputs: structuredClone(run.inputs),
+      outputs: { ...run.outputs },
+      compute_cost: run.compute_cost,
+      external_model_cost: run.external_model_cost,
+      total_cost: run.total_cost,
+      final_amount: run.final_amount,
+      released_amount: run.released_amount,
+      error_code: run.error_code,
+      error_message: run.error_message,
+      created_at: isoUtc(run.created_at),
+      updated_at: isoUtc(run.updated_at),
+    };
+  }
+
+  private visible(user: string): WorkflowDefinition[] {
+    return this.workflows.filter((w) => w.public || w.owner.user_id === user);
+  }
+
+  private workflow(user: string, workflowId: string): WorkflowDefinition {
+    const found = this.visible(user).find((w) => w.workflow_id === workflowId);
+    if (!found) throw notFound("workflow", workflowId);
+    return found;
+  }
+
+  private revisionOf(workflow: WorkflowDefinition, revisionId: string): WorkflowRevision {
+    return workflow.revisions.find((r) => r.revision_id === revisionId)!;
+  }
+
+  private run(user: string, runOrderId: string): RunRecord {
+    const run = this.runs.get(runOrderId);
+    if (!run || run.owner !== user) throw notFound("workflow run", runOrderId);
+    return run;
+  }
+}
+
+function log(at: number, event_type: string, level: LogEntry["level"], message: string, progress: number, node_id = ""): LogEntry {
+  return { at, event_type, level, message, node_id, progress_percent: progress };
+}
+
+function progressOf(run: RunRecord, now: number): number {
+  if (run.run_status === "queued") return 0;
+  if (run.run_status !== "running" || run.started_at === null) return 100;
+  return Math.min(99, Math.floor(((now - run.started_at) / RUN_STAGES.running.seconds) * 100));
+}
+
+function containsFailureMarker(value: unknown): boolean {
+  if (typeof value === "string") return value.includes(FAILURE_MARKER);
+  if (value !== null && typeof value === "object") return Object.values(value).some(containsFailureMarker);
+  return false;
+}
+
+function extensionOf(type: "image" | "video" | "audio"): string {
+  return { image: "png", video: "mp4", audio: "mp3" }[type];
+}
