@@ -23,6 +23,11 @@ describe("Instance against the emulator", () => {
                         gpuName: "4090D", gpuNums: 1, chargingType: expect.any(Number), createTime: expect.any(Number),
                     });
                     expect(JSON.stringify(state)).not.toContain(DEMO_KEY);
+                    // The SSH password is only in sshPasswords (marked secret by the class), never in services.
+                    const passwords = Object.values(state.outputs.sshPasswords as Record<string, string>);
+                    expect(passwords).toHaveLength(1);
+                    expect(JSON.stringify(state.outputs.services)).not.toContain(passwords[0]);
+                    expect(state.outputs.services).toContainEqual(expect.objectContaining({ portType: "ssh", ssh: expect.objectContaining({ username: expect.any(String) }) }));
                 },
                 updates: [
                     { inputs: { ...spec, title: "renamed" }, expect: { changes: "some" }, then: async (s) => expect((await api.instances.info(s.id)).title).toBe("renamed") },
@@ -124,6 +129,14 @@ describe("Instance against the emulator", () => {
         const creates = (await w.emu.admin("GET", "/requests")).body.requests as { path: string; status: number | null }[];
         // One create was sent, and its answer never came (the emulator logs no status for a dropped connection).
         expect(creates.filter((r) => r.path.endsWith("/instance/create_by_pod"))).toEqual([expect.objectContaining({ status: null })]);
+    });
+
+    it("keeps parallel creates of one spec apart when one answer is lost: each resource gets its own instance", async () => {
+        await w.emu.admin("POST", "/faults", { path: "/instance/create_by_pod", kind: "drop_after_commit", count: 1 });
+        const inputs = await w.h.checked("Instance", w.spec);
+        const [a, b] = await w.advancing(Promise.all([w.h.create("Instance", inputs), w.h.create("Instance", inputs)]));
+        expect(a.id).not.toBe(b.id);
+        expect(await w.instanceUuids()).toEqual([a.id, b.id].sort());
     });
 
     it("destroys the instance when it does not start in time, and says so", async () => {

@@ -8,8 +8,14 @@ interface Registration {
     inputs: Record<string, unknown>;
 }
 
+interface RegisterRequest {
+    getName(): string;
+    getAdditionalsecretoutputsList(): string[];
+}
+
 describe("resource classes under Pulumi's runtime mocks", () => {
     const registered: Registration[] = [];
+    const secretOutputs = new Map<string, string[]>();
 
     beforeAll(async () => {
         await pulumi.runtime.setMocks(
@@ -25,6 +31,13 @@ describe("resource classes under Pulumi's runtime mocks", () => {
             "stack",
             false,
         );
+        // The mocks' newResource does not see resource options; the request to the monitor does.
+        const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource(req: RegisterRequest, cb: unknown): unknown };
+        const register = monitor.registerResource.bind(monitor);
+        monitor.registerResource = (req, cb) => {
+            secretOutputs.set(req.getName(), req.getAdditionalsecretoutputsList());
+            return register(req, cb);
+        };
     });
 
     it("wires an instance, its idle policy and an image saved from it", async () => {
@@ -49,6 +62,7 @@ describe("resource classes under Pulumi's runtime mocks", () => {
         expect(instance.inputs).toMatchObject({ podUuid: "pod-1", podTag: "v2", gpuUuid: "gpu-4090d", gpuNums: 2, title: "trainer" });
         expect(typeof instance.inputs.__provider).toBe("string");
         expect(idle.inputs).toMatchObject({ instanceUuid: "inst-1", idlePeriodMinutes: 30 });
+        expect(secretOutputs.get("gpu")).toEqual(["sshPasswords"]);
     });
 
     it("exposes every documented output of an Instance", async () => {
