@@ -18,8 +18,10 @@ import { shimProvider } from "./shim";
 
 /** field-notes.md: clients send a scheduled shutdown at least 5 minutes ahead. */
 const SHUTDOWN_LEAD_SECONDS = 300;
+// Status codes as field-notes.md names them ("Instance life").
 const RUNNING = 2;
-const STOPPED = [4, 22];
+const SHUTTING_DOWN = [3, 21];
+const STOPPED = [4, 22, 23];
 /** Statuses on the way to running (or running): the instance counts as powered on. */
 const POWERED_ON = [0, 1, 2, 24, 27];
 
@@ -221,17 +223,15 @@ async function converge(ctx: Ctx, instanceUuid: string, olds: Partial<InstanceIn
     const { api } = ctx;
     if (news.title !== undefined && !sameValue(olds.title, news.title)) await api.instances.updateTitle(instanceUuid, news.title);
     let cloud = await api.instances.info(instanceUuid);
-    const poweredOn = POWERED_ON.includes(cloud.status);
-    if (news.running && !poweredOn) {
-        await api.instances.startup(instanceUuid);
-    }
-    if (news.running && cloud.status !== RUNNING) {
-        cloud = await api.instances.waitForStatus(instanceUuid, [RUNNING], waitOptions(ctx, news));
-    }
-    if (!news.running && !STOPPED.includes(cloud.status)) {
-        if (cloud.status !== RUNNING) cloud = await api.instances.waitForStatus(instanceUuid, [RUNNING, ...STOPPED], waitOptions(ctx, news));
+    const wait = (statuses: number[]) => api.instances.waitForStatus(instanceUuid, statuses, waitOptions(ctx, news));
+    if (news.running) {
+        if (SHUTTING_DOWN.includes(cloud.status)) cloud = await wait(STOPPED);
+        if (STOPPED.includes(cloud.status)) await api.instances.startup(instanceUuid);
+        if (cloud.status !== RUNNING) cloud = await wait([RUNNING]);
+    } else if (!STOPPED.includes(cloud.status)) {
+        if (!SHUTTING_DOWN.includes(cloud.status) && cloud.status !== RUNNING) cloud = await wait([RUNNING, ...STOPPED]);
         if (cloud.status === RUNNING) await api.instances.shutdown(instanceUuid);
-        cloud = await api.instances.waitForStatus(instanceUuid, STOPPED, waitOptions(ctx, news));
+        cloud = await wait(STOPPED);
     }
     if (news.running && scheduledShutdown(cloud) !== news.shutdownAt) {
         if (news.shutdownAt !== undefined) {
@@ -279,8 +279,13 @@ async function create(inputs: InstanceInputs): Promise<pulumi.dynamic.CreateResu
     }
 }
 
+/** The inputs among the stored outputs (outputs carry every input beside the cloud's fields). */
+function inputsOf(props: Record<string, unknown>): InstanceInputs {
+    return Object.fromEntries(Object.keys(InstanceInputsSchema.shape).filter((k) => k in props).map((k) => [k, props[k]])) as InstanceInputs;
+}
+
 async function read(id: string, props: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
-    const inputs = props as InstanceInputs;
+    const inputs = inputsOf(props);
     let cloud: CloudInstance;
     try {
         cloud = await context().api.instances.info(id);
@@ -292,7 +297,7 @@ async function read(id: string, props: Record<string, unknown>): Promise<pulumi.
 }
 
 async function update(id: string, olds: Record<string, unknown>, news: InstanceInputs): Promise<pulumi.dynamic.UpdateResult> {
-    const cloud = await converge(context(), id, olds as Partial<InstanceInputs>, news);
+    const cloud = await converge(context(), id, inputsOf(olds), news);
     return { outs: outputs(news, cloud) };
 }
 

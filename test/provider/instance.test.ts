@@ -96,8 +96,10 @@ describe("Instance against the emulator", () => {
             await w.h.delete("Instance", state);
         });
 
-        it("shows no drift when nothing changed", async () => {
+        it("shows no drift when nothing changed, and rebuilds only inputs (no secret output among them)", async () => {
             await w.h.expectNoDrift("Instance", state);
+            const { inputs } = await w.h.read("Instance", state);
+            expect(Object.keys(inputs ?? {}).sort()).toEqual(["gpuNums", "gpuUuid", "podUuid", "running", "title", "waitTimeoutSeconds"]);
         });
     });
 
