@@ -157,10 +157,6 @@ function assertTimerAhead(shutdownTime: number): void {
     }
 }
 
-function specOf(inputs: InstanceInputs): string {
-    return JSON.stringify([inputs.podUuid, inputs.podTag, inputs.imageUuid, inputs.gpuUuid, inputs.gpuNums]);
-}
-
 function matchesSpec(cloud: CloudInstance, inputs: InstanceInputs): boolean {
     return (
         (cloud.gpu_uuid === undefined || cloud.gpu_uuid === inputs.gpuUuid) &&
@@ -178,10 +174,12 @@ async function instanceUuids(api: GpuCloudClient): Promise<Set<string>> {
 /**
  * The create call. Its answer can be lost after the cloud carried it out (create takes no idempotency
  * key, field-notes.md), so the instances listed before are compared with those listed after and the one
- * new instance of this spec is adopted; creates of one spec run one at a time so that is unambiguous.
+ * new instance of this spec is adopted. Creates run one at a time in the provider process (not only per
+ * spec: instance records do not show the pod, so two pod specs on one GPU would look alike); only the
+ * create call is serialised, the waits that follow run in parallel.
  */
 async function createOnce(api: GpuCloudClient, inputs: InstanceInputs): Promise<string> {
-    return serialised(specOf(inputs), async () => {
+    return serialised("instance create", async () => {
         const before = await instanceUuids(api);
         try {
             const created = inputs.imageUuid
