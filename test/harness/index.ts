@@ -1,0 +1,3 @@
+export * from "./capture";
+export * from "./lifecycle";
+export * from "./server";
