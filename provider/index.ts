@@ -2,3 +2,4 @@
 export { Instance, InstanceInputsSchema, type InstanceArgs, type ServiceOutput } from "./instance";
 export { IdleClosePolicy, IdleClosePolicyInputsSchema, type IdleClosePolicyArgs } from "./idleClosePolicy";
 export { PersonalImage, PersonalImageInputsSchema, type PersonalImageArgs } from "./personalImage";
+export * from "./datasources";
