@@ -327,3 +327,12 @@ export function unexpectedShape(input: UnexpectedShapeInput): GpuCloudError {
     ),
   });
 }
+
+/** For deletes: a resource that is already gone counts as deleted (STYLE.md 4). */
+export async function goneCountsAsDone(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+  }
+}

@@ -1,6 +1,6 @@
 /** Instances: create, list, inspect, rename, power, schedules, idle-close, save as image, destroy. */
 import { z } from "zod";
-import { inputValidationError, NotFoundError, type InputIssue } from "./errors";
+import { goneCountsAsDone, inputValidationError, type InputIssue } from "./errors";
 import { paginate, DEFAULT_PAGE_SIZE, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { pollUntil, type WaitOptions } from "./waiters";
@@ -122,7 +122,7 @@ const RECONCILE_CREATE =
 const RECONCILE_POWER = "Read the instance (client.instances.info) to see its status before trying again.";
 
 function checkGpuNums(issues: InputIssue[], gpuNums: unknown): void {
-  if (!GPU_NUMS.includes(gpuNums as 1)) {
+  if (!(GPU_NUMS as readonly unknown[]).includes(gpuNums)) {
     issues.push({ field: "gpu_nums", reason: `must be one of ${GPU_NUMS.join(", ")}, got ${JSON.stringify(gpuNums)}` });
   }
 }
@@ -233,8 +233,8 @@ export class Instances {
 
   /** Irreversible. An instance that is already gone counts as destroyed. */
   async destroy(instance_uuid: string, options: CallOptions = {}): Promise<void> {
-    try {
-      await this.transport.call({
+    await goneCountsAsDone(
+      this.transport.call({
         method: "POST",
         path: "/instance/destroy",
         json: { instance_uuid },
@@ -242,16 +242,14 @@ export class Instances {
         action: `destroy instance ${instance_uuid}`,
         schema: NoData,
         signal: options.signal,
-      });
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-    }
+      }),
+    );
   }
 
   async setIdleClose(params: SetIdleCloseParams, options: CallOptions = {}): Promise<void> {
     const issues: InputIssue[] = [];
     checkId(issues, "instance_uuid", params.instance_uuid);
-    if (!IDLE_PERIODS.includes(params.idle_period_minutes as 0)) {
+    if (!(IDLE_PERIODS as readonly unknown[]).includes(params.idle_period_minutes)) {
       issues.push({
         field: "idle_period_minutes",
         reason: `must be one of ${IDLE_PERIODS.join(", ")}, got ${JSON.stringify(params.idle_period_minutes)}`,
