@@ -1,0 +1,28 @@
+import * as pulumi from "@pulumi/pulumi";
+import { connect, DataSourceOptions, withClient } from "./client";
+import { CURRENCY, Currency } from "./pricing";
+
+/** The caller's account balance (api-v2.md: Balance). */
+export interface Balance {
+  /** Cash balance. */
+  balance: number;
+  /** Card (voucher) balance. */
+  cardBalance: number;
+  currency: Currency;
+}
+
+/**
+ * Reads the caller's balance. Never cached: instances and runs the program starts spend it.
+ *
+ * @example
+ * const { balance, currency } = await gpucloud.getBalance();
+ */
+export async function getBalance(opts?: DataSourceOptions): Promise<Balance> {
+  const raw = await withClient(connect(opts), (client) => client.account.balance());
+  return { balance: raw.balance, cardBalance: raw.card_balance, currency: CURRENCY };
+}
+
+/** `getBalance` as an Output. */
+export function getBalanceOutput(opts?: DataSourceOptions): pulumi.Output<Balance> {
+  return pulumi.output(getBalance(opts));
+}

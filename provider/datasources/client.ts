@@ -1,0 +1,54 @@
+import * as pulumi from "@pulumi/pulumi";
+import { GpuCloudClient } from "../../sdk";
+import { Connection, ConnectionOverrides, resolveConnection } from "./config";
+
+/** Options every data source accepts. */
+export interface DataSourceOptions extends ConnectionOverrides {
+  /**
+   * Items per page when walking a list (default: the SDK's). Every page is read whatever the size;
+   * a smaller size only means more requests. Catalogue results are cached regardless of it.
+   */
+  pageSize?: number;
+}
+
+const MAX_PAGE_SIZE = 100;
+
+/** Arguments of an `...Output` form: each field may be a `pulumi.Input`. */
+export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+/** Opens a client for one data source call and always closes it, so no socket outlives the call. */
+export async function withClient<T>(connection: Connection, use: (client: GpuCloudClient) => Promise<T>): Promise<T> {
+  const client = new GpuCloudClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey });
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (config.ts). */
+export function connect(opts: DataSourceOptions | undefined, requireKey = true): Connection {
+  return resolveConnection(opts ?? {}, requireKey);
+}
+
+export function paging(opts: DataSourceOptions | undefined): { pageSize?: number } {
+  const pageSize = opts?.pageSize;
+  if (pageSize === undefined) {
+    return {};
+  }
+  // api-v2.md (Limits) caps page_size at 100 for the model-runs list and shows no other cap; the
+  // emulator applies 100 everywhere, so a larger size is refused here rather than by the cloud.
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+    throw new RangeError(`pageSize is ${pageSize}; it must be an integer from 1 to ${MAX_PAGE_SIZE}.`);
+  }
+  return { pageSize };
+}
+
+/** The `...Output` form of a Promise-form data source: waits for every input, then calls it. */
+export function lift<A, R>(
+  promiseForm: (args: A, opts?: DataSourceOptions) => Promise<R>,
+  args: InputArgs<A>,
+  opts: DataSourceOptions | undefined,
+): pulumi.Output<R> {
+  return pulumi.output(args).apply((resolved) => promiseForm(resolved as A, opts)) as pulumi.Output<R>;
+}

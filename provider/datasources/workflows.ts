@@ -1,0 +1,161 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { ManifestEntry, OutputEntry, WorkflowDetail } from "../../sdk";
+import { connect, DataSourceOptions, InputArgs, lift, withClient } from "./client";
+import { cachedCatalogue } from "./catalogue-cache";
+import { CURRENCY } from "./pricing";
+import { withDefined } from "./shape";
+
+/** A select control's choice; `value` keeps the JSON type the run must send back. */
+export interface ParameterOption {
+  label: string;
+  value: string | number | boolean;
+}
+
+/** One input a run may (or must) set (api-v2.md: editable_parameter_manifest entry). */
+export interface WorkflowParameter {
+  /** The key to use in a run's inputs. */
+  name: string;
+  displayName: string;
+  description: string;
+  /** `string`, `int`, `float`, `bool`, `image_input`, ... as the cloud reports it (authoritative). */
+  valueType: string;
+  /** The run fails when a required input is missing; defaults are not applied for you. */
+  required: boolean;
+  defaultValue?: unknown;
+  /** `select` or `input`, when the cloud describes a control. */
+  control?: string;
+  /** For `select` controls: the only values the input may take. */
+  options?: ParameterOption[];
+  sortOrder: number;
+}
+
+/** One output a run can produce (api-v2.md: candidate_output_manifest entry). */
+export interface WorkflowOutput {
+  name: string;
+  /** `image`, `video` or `audio`. */
+  type: string;
+  description: string;
+  nodeId: string;
+  outputKey: string;
+  fileIndex: number;
+  historyCount: number;
+  sortOrder: number;
+}
+
+/** A published workflow's detail (api-v2.md: Workflow detail). */
+export interface Workflow {
+  workflowId: string;
+  /** The current published revision; pin it in runs to lock the version. */
+  revisionId: string;
+  title: string;
+  description: string;
+  tags: string[];
+  /** Cover image addresses. */
+  covers: string[];
+  owner: { userId: string; displayName: string };
+  /** The estimated price per run as a number, when quoted; settlement is by real consumption. */
+  quoteAmount?: number;
+  /** The estimate exactly as the cloud wrote it (a decimal string), when quoted. */
+  quoteAmountText?: string;
+  /** Currently always CNY. */
+  quoteCurrency: string;
+  /** `4080`, `4090D` or `5090`; api-v2.md says `4080` stands in when the revision names none. */
+  gpuModel: string;
+  /** When true, runs must accept the external cost risk. */
+  mayIncurExternalModelCost: boolean;
+  externalCostNotice: string;
+  /** Inputs, smallest `sortOrder` first. Internal node bindings are left out: they are never sent. */
+  parameters: WorkflowParameter[];
+  /** Outputs, smallest `sortOrder` first. */
+  outputs: WorkflowOutput[];
+}
+
+export interface GetWorkflowArgs {
+  workflowId: string;
+}
+
+/**
+ * Reads a published workflow with its parameter and output manifests. A published revision does
+ * not change under a running program, so each workflow is fetched once per run and API key (a
+ * non-public workflow is visible to its owner only; see catalogue-cache.ts). A workflow that does
+ * not exist, or is another user's non-public one, throws the SDK's `NotFoundError`.
+ *
+ * @example
+ * const wf = await gpucloud.getWorkflow({ workflowId: "wf_text2img" });
+ * const required = wf.parameters.filter((p) => p.required).map((p) => p.name);
+ */
+export async function getWorkflow(args: GetWorkflowArgs, opts?: DataSourceOptions): Promise<Workflow> {
+  const workflowId = args.workflowId.trim();
+  if (workflowId === "") {
+    throw new RangeError("getWorkflow: workflowId is empty; pass the id of a published workflow.");
+  }
+  const connection = connect(opts);
+  const raw = await cachedCatalogue(
+    {
+      baseUrl: connection.baseUrl,
+      endpoint: "/workflow/market/info",
+      filters: { workflow_id: workflowId },
+      caller: connection.apiKey,
+    },
+    () => withClient(connection, (client) => client.workflows.info(workflowId)),
+  );
+  return toWorkflow(raw);
+}
+
+/** `getWorkflow` over Inputs. */
+export function getWorkflowOutput(args: InputArgs<GetWorkflowArgs>, opts?: DataSourceOptions): pulumi.Output<Workflow> {
+  return lift(getWorkflow, args, opts);
+}
+
+function toWorkflow(raw: WorkflowDetail): Workflow {
+  return withDefined({
+    workflowId: raw.workflow_id,
+    revisionId: raw.revision_id,
+    title: raw.title ?? "",
+    description: raw.description ?? "",
+    tags: (raw.tags ?? []).map(String),
+    covers: (raw.covers ?? []).map(String),
+    owner: { userId: raw.owner?.user_id ?? "", displayName: raw.owner?.display_name ?? "" },
+    quoteAmount: raw.quote_amount === undefined ? undefined : Number(raw.quote_amount),
+    quoteAmountText: raw.quote_amount,
+    quoteCurrency: raw.quote_currency ?? CURRENCY,
+    // api-v2.md (Workflow detail): gpu_model is 4080 when missing.
+    gpuModel: raw.gpu_model ?? "4080",
+    mayIncurExternalModelCost: raw.may_incur_external_model_cost ?? false,
+    externalCostNotice: raw.external_cost_notice ?? "",
+    parameters: [...raw.editable_parameter_manifest].sort(bySortOrder).map(toParameter),
+    outputs: [...(raw.candidate_output_manifest ?? [])].sort(bySortOrder).map(toOutput),
+  });
+}
+
+function toParameter(raw: ManifestEntry): WorkflowParameter {
+  return withDefined({
+    name: raw.name,
+    displayName: raw.display_name ?? raw.name,
+    description: raw.description ?? "",
+    valueType: raw.value_type,
+    required: raw.required ?? false,
+    defaultValue: raw.default_value,
+    control: raw.ui_schema?.control,
+    options: raw.ui_schema?.options?.map((o) => ({ label: o.label ?? String(o.value), value: o.value })),
+    sortOrder: raw.sort_order ?? 0,
+  });
+}
+
+function toOutput(raw: OutputEntry): WorkflowOutput {
+  return withDefined({
+    name: raw.name,
+    type: raw.type ?? "",
+    description: raw.description ?? "",
+    nodeId: raw.node_id ?? "",
+    outputKey: raw.output_key ?? "",
+    fileIndex: raw.file_index ?? 0,
+    historyCount: raw.history_count ?? 0,
+    sortOrder: raw.sort_order ?? 0,
+  });
+}
+
+// A missing sort_order sorts first, like 0; Array.prototype.sort is stable, so ties keep manifest order.
+function bySortOrder(a: { sort_order?: number }, b: { sort_order?: number }): number {
+  return (a.sort_order ?? 0) - (b.sort_order ?? 0);
+}
