@@ -3,6 +3,7 @@ import { z } from "zod";
 import { goneCountsAsDone, inputValidationError, type InputIssue } from "./errors";
 import { paginate, DEFAULT_PAGE_SIZE, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
+import { requireString } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
 import { int, listOf, NoData } from "./zod-helpers";
 
@@ -127,10 +128,6 @@ function checkGpuNums(issues: InputIssue[], gpuNums: unknown): void {
   }
 }
 
-function checkId(issues: InputIssue[], field: string, value: unknown): void {
-  if (typeof value !== "string" || value.trim() === "") issues.push({ field, reason: "is required (a non-empty string)" });
-}
-
 function checkPercent(issues: InputIssue[], field: string, value: unknown): void {
   if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 100)) {
     issues.push({ field, reason: `must be an integer from 0 to 100, got ${JSON.stringify(value)}` });
@@ -147,8 +144,8 @@ export class Instances {
   /** create_by_pod. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
   async createByPod(params: CreateByPodParams, options: CallOptions = {}): Promise<Instance> {
     const issues: InputIssue[] = [];
-    checkId(issues, "pod_uuid", params.pod_uuid);
-    checkId(issues, "gpu_uuid", params.gpu_uuid);
+    requireString(issues, "pod_uuid", params.pod_uuid);
+    requireString(issues, "gpu_uuid", params.gpu_uuid);
     checkGpuNums(issues, params.gpu_nums);
     this.ensure("create instance from pod", "/instance/create_by_pod", issues);
     return this.transport.call({
@@ -166,8 +163,8 @@ export class Instances {
   /** create_by_image. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
   async createByImage(params: CreateByImageParams, options: CallOptions = {}): Promise<Instance> {
     const issues: InputIssue[] = [];
-    checkId(issues, "image_uuid", params.image_uuid);
-    checkId(issues, "gpu_uuid", params.gpu_uuid);
+    requireString(issues, "image_uuid", params.image_uuid);
+    requireString(issues, "gpu_uuid", params.gpu_uuid);
     checkGpuNums(issues, params.gpu_nums);
     this.ensure("create instance from image", "/instance/create_by_image", issues);
     return this.transport.call({
@@ -248,7 +245,7 @@ export class Instances {
 
   async setIdleClose(params: SetIdleCloseParams, options: CallOptions = {}): Promise<void> {
     const issues: InputIssue[] = [];
-    checkId(issues, "instance_uuid", params.instance_uuid);
+    requireString(issues, "instance_uuid", params.instance_uuid);
     if (!(IDLE_PERIODS as readonly unknown[]).includes(params.idle_period_minutes)) {
       issues.push({
         field: "idle_period_minutes",
