@@ -1,8 +1,9 @@
 /**
- * The one error hierarchy of the client. Every error the client throws is built here, from either an
- * HTTP answer (status + body), a transport failure, or a client-side check, so messages keep one shape:
- * what failed, why, and what to do next. Messages never carry the API key (see `redact`).
+ * The one error hierarchy of the client. Every error that comes from an HTTP answer (status + body), a
+ * transport failure or a failed input check is built here, so messages keep one shape: what failed,
+ * why, and what to do next. Messages never carry the API key (see `redact`).
  */
+import { isRecord } from "./validation";
 
 export interface ErrorContext {
   /** What the caller was doing, as a verb phrase: "create instance", "read workflow run". */
@@ -97,10 +98,6 @@ export interface ParsedErrorBody {
   details?: string;
   field?: string;
   engine?: { reason?: string; detail?: string; engine_code?: string; status_code?: number };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function str(value: unknown): string | undefined {
@@ -326,4 +323,13 @@ export function unexpectedShape(input: UnexpectedShapeInput): GpuCloudError {
       input.secret,
     ),
   });
+}
+
+/** For deletes: a resource that is already gone counts as deleted (STYLE.md 4). */
+export async function goneCountsAsDone(call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+  }
 }

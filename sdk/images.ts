@@ -1,6 +1,6 @@
 /** Personal images: list, delete, and waiting for an image being saved from an instance. */
 import { z } from "zod";
-import { BusinessError, NotFoundError } from "./errors";
+import { BusinessError, goneCountsAsDone, NotFoundError } from "./errors";
 import type { Instances } from "./instances";
 import type { CallOptions, Transport } from "./transport";
 import { pollUntil, type WaitOptions } from "./waiters";
@@ -64,8 +64,8 @@ export class Images {
 
   /** Irreversible. An image that is already gone counts as deleted. */
   async delete(image_uuid: string, options: CallOptions = {}): Promise<void> {
-    try {
-      await this.transport.call({
+    await goneCountsAsDone(
+      this.transport.call({
         method: "POST",
         path: "/image/private/delete",
         json: { image_uuid },
@@ -73,10 +73,8 @@ export class Images {
         action: `delete personal image ${image_uuid}`,
         schema: NoData,
         signal: options.signal,
-      });
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-    }
+      }),
+    );
   }
 
   /** Poll until the image is saved (save_image_status 2); status 3 throws BusinessError. */

@@ -1,8 +1,9 @@
 /** Instances: create, list, inspect, rename, power, schedules, idle-close, save as image, destroy. */
 import { z } from "zod";
-import { inputValidationError, NotFoundError, type InputIssue } from "./errors";
+import { goneCountsAsDone, inputValidationError, type InputIssue } from "./errors";
 import { paginate, DEFAULT_PAGE_SIZE, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
+import { requireString } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
 import { int, listOf, NoData } from "./zod-helpers";
 
@@ -122,13 +123,9 @@ const RECONCILE_CREATE =
 const RECONCILE_POWER = "Read the instance (client.instances.info) to see its status before trying again.";
 
 function checkGpuNums(issues: InputIssue[], gpuNums: unknown): void {
-  if (!GPU_NUMS.includes(gpuNums as 1)) {
+  if (!(GPU_NUMS as readonly unknown[]).includes(gpuNums)) {
     issues.push({ field: "gpu_nums", reason: `must be one of ${GPU_NUMS.join(", ")}, got ${JSON.stringify(gpuNums)}` });
   }
-}
-
-function checkId(issues: InputIssue[], field: string, value: unknown): void {
-  if (typeof value !== "string" || value.trim() === "") issues.push({ field, reason: "is required (a non-empty string)" });
 }
 
 function checkPercent(issues: InputIssue[], field: string, value: unknown): void {
@@ -147,8 +144,8 @@ export class Instances {
   /** create_by_pod. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
   async createByPod(params: CreateByPodParams, options: CallOptions = {}): Promise<Instance> {
     const issues: InputIssue[] = [];
-    checkId(issues, "pod_uuid", params.pod_uuid);
-    checkId(issues, "gpu_uuid", params.gpu_uuid);
+    requireString(issues, "pod_uuid", params.pod_uuid);
+    requireString(issues, "gpu_uuid", params.gpu_uuid);
     checkGpuNums(issues, params.gpu_nums);
     this.ensure("create instance from pod", "/instance/create_by_pod", issues);
     return this.transport.call({
@@ -166,8 +163,8 @@ export class Instances {
   /** create_by_image. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
   async createByImage(params: CreateByImageParams, options: CallOptions = {}): Promise<Instance> {
     const issues: InputIssue[] = [];
-    checkId(issues, "image_uuid", params.image_uuid);
-    checkId(issues, "gpu_uuid", params.gpu_uuid);
+    requireString(issues, "image_uuid", params.image_uuid);
+    requireString(issues, "gpu_uuid", params.gpu_uuid);
     checkGpuNums(issues, params.gpu_nums);
     this.ensure("create instance from image", "/instance/create_by_image", issues);
     return this.transport.call({
@@ -233,8 +230,8 @@ export class Instances {
 
   /** Irreversible. An instance that is already gone counts as destroyed. */
   async destroy(instance_uuid: string, options: CallOptions = {}): Promise<void> {
-    try {
-      await this.transport.call({
+    await goneCountsAsDone(
+      this.transport.call({
         method: "POST",
         path: "/instance/destroy",
         json: { instance_uuid },
@@ -242,16 +239,14 @@ export class Instances {
         action: `destroy instance ${instance_uuid}`,
         schema: NoData,
         signal: options.signal,
-      });
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-    }
+      }),
+    );
   }
 
   async setIdleClose(params: SetIdleCloseParams, options: CallOptions = {}): Promise<void> {
     const issues: InputIssue[] = [];
-    checkId(issues, "instance_uuid", params.instance_uuid);
-    if (!IDLE_PERIODS.includes(params.idle_period_minutes as 0)) {
+    requireString(issues, "instance_uuid", params.instance_uuid);
+    if (!(IDLE_PERIODS as readonly unknown[]).includes(params.idle_period_minutes)) {
       issues.push({
         field: "idle_period_minutes",
         reason: `must be one of ${IDLE_PERIODS.join(", ")}, got ${JSON.stringify(params.idle_period_minutes)}`,

@@ -5,9 +5,7 @@ import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { checkModelRunInputs, idempotencyKeyIssues } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { int, listOf } from "./zod-helpers";
-
-const decimal = z.string().describe("decimal string, kept exact");
+import { decimal, int, listOf } from "./zod-helpers";
 
 export const ModelRunSchema = z.looseObject({
   run_id: z.string(),

@@ -14,6 +14,7 @@ import {
   type CallSafety,
   type Failure,
 } from "./retry-policy";
+import { isRecord } from "./validation";
 
 export const API_PREFIX = "/api/open/v2";
 
@@ -161,10 +162,6 @@ function describeError(err: unknown): string {
   const code = errorCode(err);
   const message = err instanceof Error ? err.message : String(err);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function buildPath(path: string, query: Query | undefined): string {

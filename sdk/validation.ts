@@ -37,8 +37,13 @@ const LEGACY_WORKFLOW_FLAGS = new Set(["contains_real_person_material"]);
 const DATA_URL = /^data:[\w.+-]+\/[\w.+-]+(;[\w-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/]+=*$/;
 const ASSET_URI = /^asset:\/\/asset_[A-Za-z0-9_-]+$/;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Adds an issue unless `value` is a non-empty string. */
+export function requireString(issues: InputIssue[], field: string, value: unknown): void {
+  if (typeof value !== "string" || value.trim() === "") issues.push({ field, reason: "is required (a non-empty string)" });
 }
 
 function show(value: unknown): string {
@@ -210,10 +215,7 @@ export function checkModelRunInputs(inputs: unknown): CheckedInputs {
   const media = new MediaChecker();
   const issues = media.issues;
   const out: Record<string, unknown> = { ...inputs };
-  for (const name of ["model", "prompt"]) {
-    const value = inputs[name];
-    if (typeof value !== "string" || value.trim() === "") issues.push({ field: `inputs.${name}`, reason: "is required (a non-empty string)" });
-  }
+  for (const name of ["model", "prompt"]) requireString(issues, `inputs.${name}`, inputs[name]);
   const category = inputs.generation_category;
   if (category !== undefined && typeof category !== "string") {
     issues.push({ field: "inputs.generation_category", reason: "must be a string" });

@@ -3,11 +3,9 @@ import { z } from "zod";
 import { inputValidationError, type InputIssue } from "./errors";
 import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
-import { checkWorkflowInputs, idempotencyKeyIssues } from "./validation";
+import { checkWorkflowInputs, idempotencyKeyIssues, requireString } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { int, listOf } from "./zod-helpers";
-
-const decimal = z.string().describe("decimal string, kept exact");
+import { decimal, int, listOf } from "./zod-helpers";
 
 export const OptionSchema = z.looseObject({
   label: z.string().optional(),
@@ -262,9 +260,7 @@ export class Workflows {
   async submit(params: SubmitParams, options: SubmitOptions = {}): Promise<SubmitResult> {
     const action = `submit a run of workflow ${params.workflow_id}`;
     const issues: InputIssue[] = [...idempotencyKeyIssues(params.idempotency_key)];
-    if (typeof params.workflow_id !== "string" || params.workflow_id === "") {
-      issues.push({ field: "workflow_id", reason: "is required (a non-empty string)" });
-    }
+    requireString(issues, "workflow_id", params.workflow_id);
     let inputs = params.inputs;
     if (options.detail) {
       const checked = checkWorkflowInputs(options.detail.editable_parameter_manifest, inputs);

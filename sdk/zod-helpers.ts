@@ -2,6 +2,9 @@ import { z } from "zod";
 
 export const int = z.number().int();
 
+/** Money as the API sends it: a decimal string, kept as a string so no digit is lost. */
+export const decimal = z.string().describe("decimal string, kept exact");
+
 /** A list field; a JSON null (seen for empty lists on some services) reads as an empty list. */
 export function listOf<T extends z.ZodType>(item: T) {
   return z

@@ -52,6 +52,16 @@ describe("assets", () => {
     expect(countCalls(await cloud.requests(), "/assets")).toBe(0);
   });
 
+  it("stops a stream once it passes 100 MB", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    async function* endless(): AsyncGenerator<Buffer> {
+      for (let i = 0; i < 101; i++) yield chunk;
+    }
+    const err = await client.assets.upload(Readable.from(endless()), { filename: "big.bin" }).catch((e) => e);
+    expect(err).toBeInstanceOf(InputValidationError);
+    expect(err.issues[0].reason).toMatch(/the limit is 104857600 bytes/);
+  });
+
   it("refuses a path that is not a readable file", async () => {
     await expect(client.assets.upload(join(dir, "missing.png"))).rejects.toBeInstanceOf(InputValidationError);
   });
