@@ -18,7 +18,12 @@ Options:
   --help                 show this help
 `;
 
-function numberOption(name: string, value: string | undefined, fallback: number, check: (n: number) => boolean): number {
+function numberOption(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  check: (n: number) => boolean,
+): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
   if (value.trim() === "" || !Number.isFinite(parsed) || !check(parsed)) {
@@ -56,10 +61,12 @@ async function main(): Promise<void> {
   });
   // Handlers go in before the listening line: a supervisor may signal as soon as it reads that line.
   const stop = () => {
-    starting.then((running) => running.close()).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    starting
+      .then((running) => running.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

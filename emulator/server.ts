@@ -92,7 +92,15 @@ export class Emulator {
     const catalogue = new CatalogueRoom();
     const images = new ImagesRoom(ctx);
     const assets = new AssetsRoom(ctx);
-    this.rooms = [catalogue, images, new InstancesRoom(ctx, catalogue.store, images.store), new AccountRoom(ctx), assets, new WorkflowsRoom(ctx, assets.store), new ModelRunsRoom(ctx, assets.store)];
+    this.rooms = [
+      catalogue,
+      images,
+      new InstancesRoom(ctx, catalogue.store, images.store),
+      new AccountRoom(ctx),
+      assets,
+      new WorkflowsRoom(ctx, assets.store),
+      new ModelRunsRoom(ctx, assets.store),
+    ];
 
     if (options.stateFile !== undefined) this.stateFile = new StateFile(options.stateFile);
     const saved = this.stateFile?.load();
@@ -135,7 +143,9 @@ export class Emulator {
   }
 
   private seed(): void {
-    this.keys.seed(this.options.apiKeys && this.options.apiKeys.length > 0 ? this.options.apiKeys : ["demo-key"]);
+    this.keys.seed(
+      this.options.apiKeys && this.options.apiKeys.length > 0 ? this.options.apiKeys : ["demo-key"],
+    );
     this.wallet.clear();
     for (const user of this.keys.users()) this.wallet.open(user, this.options.balance ?? 1000);
     for (const room of this.rooms) room.reset();

@@ -5,30 +5,33 @@ import type { z } from "zod";
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export function isUnknown(value: unknown): boolean {
-    return value === UNKNOWN;
+  return value === UNKNOWN;
 }
 
 export interface CheckFailure {
-    property: string;
-    reason: string;
+  property: string;
+  reason: string;
 }
 
 export interface CheckResult<T> {
-    inputs: T;
-    failures: CheckFailure[];
+  inputs: T;
+  failures: CheckFailure[];
 }
 
 /**
  * A rule across fields, run on the parsed inputs. It must itself skip values that are unknown;
  * `failed` names the fields that already broke their own rules (so one mistake is reported once).
  */
-export type CrossFieldRule<T> = (inputs: Partial<Record<keyof T, unknown>>, failed: ReadonlySet<string>) => CheckFailure[];
+export type CrossFieldRule<T> = (
+  inputs: Partial<Record<keyof T, unknown>>,
+  failed: ReadonlySet<string>,
+) => CheckFailure[];
 
 const PROVIDER_KEY = "__provider";
 
 function reason(field: string, issue: z.core.$ZodIssue): string {
-    const where = issue.path.length > 0 ? `${field}.${issue.path.join(".")}` : field;
-    return `${where} ${issue.message}`;
+  const where = issue.path.length > 0 ? `${field}.${issue.path.join(".")}` : field;
+  return `${where} ${issue.message}`;
 }
 
 /**
@@ -36,46 +39,52 @@ function reason(field: string, issue: z.core.$ZodIssue): string {
  * fail on what it cannot know yet); the parsed values carry the schema's defaults and normal forms.
  */
 export function checkInputs<S extends z.ZodObject>(
-    schema: S,
-    news: Record<string, unknown>,
-    rules: CrossFieldRule<z.output<S>>[] = [],
+  schema: S,
+  news: Record<string, unknown>,
+  rules: CrossFieldRule<z.output<S>>[] = [],
 ): CheckResult<z.output<S>> {
-    const shape = schema.shape as Record<string, z.ZodType>;
-    const inputs: Record<string, unknown> = {};
-    const failures: CheckFailure[] = [];
-    for (const [field, fieldSchema] of Object.entries(shape)) {
-        const value = news[field];
-        if (isUnknown(value)) {
-            inputs[field] = value;
-            continue;
-        }
-        const parsed = fieldSchema.safeParse(value);
-        if (parsed.success) {
-            if (parsed.data !== undefined) inputs[field] = parsed.data;
-        } else {
-            failures.push(...parsed.error.issues.map((issue) => ({ property: field, reason: reason(field, issue) })));
-        }
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const inputs: Record<string, unknown> = {};
+  const failures: CheckFailure[] = [];
+  for (const [field, fieldSchema] of Object.entries(shape)) {
+    const value = news[field];
+    if (isUnknown(value)) {
+      inputs[field] = value;
+      continue;
     }
-    for (const field of Object.keys(news)) {
-        if (field !== PROVIDER_KEY && !(field in shape)) {
-            failures.push({ property: field, reason: `${field} is not an input of this resource (allowed: ${Object.keys(shape).join(", ")})` });
-        }
+    const parsed = fieldSchema.safeParse(value);
+    if (parsed.success) {
+      if (parsed.data !== undefined) inputs[field] = parsed.data;
+    } else {
+      failures.push(
+        ...parsed.error.issues.map((issue) => ({ property: field, reason: reason(field, issue) })),
+      );
     }
-    const failed = new Set(failures.map((f) => f.property));
-    for (const rule of rules) failures.push(...rule(inputs as Partial<Record<keyof z.output<S>, unknown>>, failed));
-    return { inputs: inputs as z.output<S>, failures };
+  }
+  for (const field of Object.keys(news)) {
+    if (field !== PROVIDER_KEY && !(field in shape)) {
+      failures.push({
+        property: field,
+        reason: `${field} is not an input of this resource (allowed: ${Object.keys(shape).join(", ")})`,
+      });
+    }
+  }
+  const failed = new Set(failures.map((f) => f.property));
+  for (const rule of rules)
+    failures.push(...rule(inputs as Partial<Record<keyof z.output<S>, unknown>>, failed));
+  return { inputs: inputs as z.output<S>, failures };
 }
 
 /** Cross-field rule: exactly one of the fields is set (unknowns count as possibly set: the rule is skipped). */
 export function exactlyOneOf<T>(fields: (keyof T & string)[], hint: string): CrossFieldRule<T> {
-    return (inputs, failed) => {
-        if (fields.some((f) => isUnknown(inputs[f]) || failed.has(f))) return [];
-        const set = fields.filter((f) => inputs[f] !== undefined);
-        if (set.length === 1) return [];
-        const reasonText =
-            set.length === 0
-                ? `exactly one of ${fields.join(", ")} is required: ${hint}`
-                : `only one of ${fields.join(", ")} may be set, got ${set.join(" and ")}: ${hint}`;
-        return [{ property: set[1] ?? fields[0], reason: reasonText }];
-    };
+  return (inputs, failed) => {
+    if (fields.some((f) => isUnknown(inputs[f]) || failed.has(f))) return [];
+    const set = fields.filter((f) => inputs[f] !== undefined);
+    if (set.length === 1) return [];
+    const reasonText =
+      set.length === 0
+        ? `exactly one of ${fields.join(", ")} is required: ${hint}`
+        : `only one of ${fields.join(", ")} may be set, got ${set.join(" and ")}: ${hint}`;
+    return [{ property: set[1] ?? fields[0], reason: reasonText }];
+  };
 }

@@ -10,7 +10,7 @@ import { personalImageProvider } from "./personalImage";
 import type { ResourceKind } from "./shim";
 
 export const providers: Record<ResourceKind, Required<pulumi.dynamic.ResourceProvider>> = {
-    Instance: instanceProvider,
-    IdleClosePolicy: idleClosePolicyProvider,
-    PersonalImage: personalImageProvider,
+  Instance: instanceProvider,
+  IdleClosePolicy: idleClosePolicyProvider,
+  PersonalImage: personalImageProvider,
 };

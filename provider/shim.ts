@@ -11,15 +11,16 @@ export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage";
 export const IMPLEMENTATION_MODULE = "pulumi-gpucloud/dynamic";
 
 export function shimProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-    // A literal, not IMPLEMENTATION_MODULE: the serialized closure must not capture module variables.
-    const impl = (): Required<pulumi.dynamic.ResourceProvider> => require("pulumi-gpucloud/dynamic").providers[kind];
-    return {
-        configure: (req) => impl().configure(req),
-        check: (olds, news) => impl().check(olds, news),
-        diff: (id, olds, news) => impl().diff(id, olds, news),
-        create: (inputs) => impl().create(inputs),
-        read: (id, props) => impl().read(id, props),
-        update: (id, olds, news) => impl().update(id, olds, news),
-        delete: (id, props) => impl().delete(id, props),
-    };
+  // A literal, not IMPLEMENTATION_MODULE: the serialized closure must not capture module variables.
+  const impl = (): Required<pulumi.dynamic.ResourceProvider> =>
+    require("pulumi-gpucloud/dynamic").providers[kind];
+  return {
+    configure: (req) => impl().configure(req),
+    check: (olds, news) => impl().check(olds, news),
+    diff: (id, olds, news) => impl().diff(id, olds, news),
+    create: (inputs) => impl().create(inputs),
+    read: (id, props) => impl().read(id, props),
+    update: (id, olds, news) => impl().update(id, olds, news),
+    delete: (id, props) => impl().delete(id, props),
+  };
 }

@@ -90,7 +90,10 @@ export class Account {
     });
   }
 
-  rechargesAll(filters: { trade_number?: string } = {}, options: PaginateOptions = {}): AsyncIterable<Recharge> {
+  rechargesAll(
+    filters: { trade_number?: string } = {},
+    options: PaginateOptions = {},
+  ): AsyncIterable<Recharge> {
     return paginate(async (page, page_size) => {
       const res = await this.recharges({ ...filters, page, page_size });
       return { items: res.recharge_list, total: res.total };
@@ -109,7 +112,10 @@ export class Account {
     });
   }
 
-  billsAll(filters: Omit<BillQuery, "page" | "page_size"> = {}, options: PaginateOptions = {}): AsyncIterable<Bill> {
+  billsAll(
+    filters: Omit<BillQuery, "page" | "page_size"> = {},
+    options: PaginateOptions = {},
+  ): AsyncIterable<Bill> {
     return paginate(async (page, page_size) => {
       const res = await this.bills({ ...filters, page, page_size });
       return { items: res.bill_list, total: res.total };

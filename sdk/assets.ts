@@ -83,7 +83,10 @@ interface PreparedSource {
 const UPLOAD_CTX = { action: "upload asset", method: "POST", path: "/assets" };
 
 function tooLarge(size: number): InputIssue {
-  return { field: "file", reason: `is ${size} bytes; the limit is ${MAX_ASSET_BYTES} bytes (100 MB) per file` };
+  return {
+    field: "file",
+    reason: `is ${size} bytes; the limit is ${MAX_ASSET_BYTES} bytes (100 MB) per file`,
+  };
 }
 
 async function* limited(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
@@ -95,13 +98,24 @@ async function* limited(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8A
   }
 }
 
-async function prepare(source: string | Buffer | Readable, filename: string | undefined): Promise<PreparedSource> {
+async function prepare(
+  source: string | Buffer | Readable,
+  filename: string | undefined,
+): Promise<PreparedSource> {
   if (typeof source === "string") {
     const info = await stat(source).catch((err: NodeJS.ErrnoException) => {
-      throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: `cannot read ${source}: ${err.code ?? err.message}` }]);
+      throw inputValidationError(UPLOAD_CTX, [
+        { field: "file", reason: `cannot read ${source}: ${err.code ?? err.message}` },
+      ]);
     });
-    if (!info.isFile()) throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: `${source} is not a file` }]);
-    return { filename: filename ?? basename(source), size: info.size, chunks: () => createReadStream(source), replayable: true };
+    if (!info.isFile())
+      throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: `${source} is not a file` }]);
+    return {
+      filename: filename ?? basename(source),
+      size: info.size,
+      chunks: () => createReadStream(source),
+      replayable: true,
+    };
   }
   if (Buffer.isBuffer(source)) {
     return {
@@ -118,14 +132,19 @@ async function prepare(source: string | Buffer | Readable, filename: string | un
     const name = filename ?? (typeof streamPath === "string" ? basename(streamPath) : "upload.bin");
     return { filename: name, chunks: () => limited(source), replayable: false };
   }
-  throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: "must be a file path, a Buffer or a Readable stream" }]);
+  throw inputValidationError(UPLOAD_CTX, [
+    { field: "file", reason: "must be a file path, a Buffer or a Readable stream" },
+  ]);
 }
 
 /** Streams a multipart/form-data body without buffering the file. */
 function multipart(fields: Record<string, string>, file: PreparedSource, mimeType: string): RequestBody {
   const boundary = `----gpucloud${randomBytes(12).toString("hex")}`;
   const fieldParts = Object.entries(fields)
-    .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+    .map(
+      ([name, value]) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    )
     .join("");
   const head = Buffer.from(
     `${fieldParts}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoteName(file.filename)}"\r\nContent-Type: ${mimeType}\r\n\r\n`,
@@ -163,7 +182,8 @@ export class Assets {
     }
     if (issues.length > 0) throw inputValidationError(UPLOAD_CTX, issues);
     const file = await prepare(source, options.filename);
-    if (file.size !== undefined && file.size > MAX_ASSET_BYTES) throw inputValidationError(UPLOAD_CTX, [tooLarge(file.size)]);
+    if (file.size !== undefined && file.size > MAX_ASSET_BYTES)
+      throw inputValidationError(UPLOAD_CTX, [tooLarge(file.size)]);
     const fields: Record<string, string> = {};
     if (options.media_type) fields.media_type = options.media_type;
     if (options.purpose) fields.purpose = options.purpose;

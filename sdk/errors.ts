@@ -143,7 +143,10 @@ function describeAnswer(status: number | undefined, parsed: ParsedErrorBody): st
 }
 
 function apiSaid(parsed: ParsedErrorBody): string {
-  const said = [parsed.apiMessage, parsed.details && parsed.details !== parsed.apiMessage ? parsed.details : undefined]
+  const said = [
+    parsed.apiMessage,
+    parsed.details && parsed.details !== parsed.apiMessage ? parsed.details : undefined,
+  ]
     .filter(Boolean)
     .join(": ");
   return said.length > MAX_SHOWN_CHARS ? `${said.slice(0, MAX_SHOWN_CHARS)}...` : said;
@@ -174,7 +177,8 @@ export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
     code: parsed.code,
     apiMessage: parsed.apiMessage,
   };
-  const build = (why: string, next: string): string => redact(`${what}: ${why} (${answer}). ${next}`, input.secret);
+  const build = (why: string, next: string): string =>
+    redact(`${what}: ${why} (${answer}). ${next}`, input.secret);
 
   if (parsed.engine && (parsed.engine.engine_code || parsed.engine.reason)) {
     const engineCode = parsed.engine.engine_code;
@@ -182,7 +186,10 @@ export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
     const why = `the workflow engine rejected it: ${parsed.engine.reason ?? said}${engineCode ? ` [${engineCode}]` : ""}${detail ? ` - ${detail}` : ""}`;
     return new EngineRejectionError({
       ...base,
-      message: build(why, "Check the inputs against the workflow's editable_parameter_manifest and submit again with a new idempotency_key."),
+      message: build(
+        why,
+        "Check the inputs against the workflow's editable_parameter_manifest and submit again with a new idempotency_key.",
+      ),
       engineCode,
       detail,
       engineStatusCode: parsed.engine.status_code,
@@ -200,7 +207,10 @@ export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
   if (status === 403) {
     return new PermissionDeniedError({
       ...base,
-      message: build(`the API key lacks permission: ${said}`, "Use a key whose permission range covers this operation."),
+      message: build(
+        `the API key lacks permission: ${said}`,
+        "Use a key whose permission range covers this operation.",
+      ),
     });
   }
   // CONTRACTS.md: a missing resource answers the envelope (code -1 or 1); the alt shape with code 404 is an unknown path.
@@ -213,7 +223,10 @@ export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
       ),
     });
   }
-  if (status === 404 || (status === 200 && parsed.code === -1 && /not (found|exist)/i.test(parsed.apiMessage ?? ""))) {
+  if (
+    status === 404 ||
+    (status === 200 && parsed.code === -1 && /not (found|exist)/i.test(parsed.apiMessage ?? ""))
+  ) {
     return new NotFoundError({
       ...base,
       message: build(
@@ -223,23 +236,33 @@ export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
     });
   }
   if (status === 429) {
-    const wait = input.retryAfterMs !== undefined ? ` after ${Math.ceil(input.retryAfterMs / 1000)} s` : " later";
+    const wait =
+      input.retryAfterMs !== undefined ? ` after ${Math.ceil(input.retryAfterMs / 1000)} s` : " later";
     return new RateLimitError({
       ...base,
       retryAfterMs: input.retryAfterMs,
-      message: build(`the API is rate limiting this key: ${said}`, `Send fewer requests and try again${wait}.`),
+      message: build(
+        `the API is rate limiting this key: ${said}`,
+        `Send fewer requests and try again${wait}.`,
+      ),
     });
   }
   if (status >= 500 || parsed.code === -2) {
     return new ServerError({
       ...base,
-      message: build(`the service failed: ${said}`, "This is the service's fault, not the request's; try again later."),
+      message: build(
+        `the service failed: ${said}`,
+        "This is the service's fault, not the request's; try again later.",
+      ),
     });
   }
   const field = parsed.field ? ` (field ${parsed.field})` : "";
   return new BusinessError({
     ...base,
-    message: build(`the API refused it: ${said}${field}`, "Fix the request or the resource's state and try again."),
+    message: build(
+      `the API refused it: ${said}${field}`,
+      "Fix the request or the resource's state and try again.",
+    ),
   });
 }
 
@@ -263,10 +286,16 @@ export function errorFromFailure(input: FailureErrorInput): GpuCloudError {
       ),
     });
   }
-  const why = input.kind === "not_sent" ? "could not reach the API" : "the connection was lost before an answer arrived";
+  const why =
+    input.kind === "not_sent"
+      ? "could not reach the API"
+      : "the connection was lost before an answer arrived";
   return new ConnectionError({
     ...base,
-    message: redact(`${what}: ${why} (${input.detail}). Check baseUrl and the network, then try again.`, input.secret),
+    message: redact(
+      `${what}: ${why} (${input.detail}). Check baseUrl and the network, then try again.`,
+      input.secret,
+    ),
   });
 }
 

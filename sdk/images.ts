@@ -30,8 +30,7 @@ export const SAVE_IMAGE_STATUS = { uploading: 1, succeeded: 2, failed: 3 } as co
  * that was not there before the save (`excluding_image_uuids`, a snapshot taken before calling it).
  */
 export type SavedImageTarget =
-  | { image_uuid: string }
-  | { instance_uuid: string; excluding_image_uuids: string[] };
+  { image_uuid: string } | { instance_uuid: string; excluding_image_uuids: string[] };
 
 interface SaveProgress {
   image?: PersonalImage;
@@ -41,7 +40,11 @@ interface SaveProgress {
 function describeProgress(p: SaveProgress): string {
   const parts: string[] = [];
   if (p.instanceStatus !== undefined) parts.push(`instance save_image_status ${p.instanceStatus}`);
-  parts.push(p.image ? `image ${p.image.uuid} save_image_status ${p.image.save_image_status}` : "no new image listed yet");
+  parts.push(
+    p.image
+      ? `image ${p.image.uuid} save_image_status ${p.image.save_image_status}`
+      : "no new image listed yet",
+  );
   return parts.join(", ");
 }
 
@@ -79,7 +82,10 @@ export class Images {
 
   /** Poll until the image is saved (save_image_status 2); status 3 throws BusinessError. */
   waitForSaved(target: SavedImageTarget, options: WaitOptions = {}): Promise<PersonalImage> {
-    const subject = "image_uuid" in target ? `image ${target.image_uuid}` : `the image saved from instance ${target.instance_uuid}`;
+    const subject =
+      "image_uuid" in target
+        ? `image ${target.image_uuid}`
+        : `the image saved from instance ${target.instance_uuid}`;
     const action = `wait for ${subject}`;
     return pollUntil<SaveProgress>(
       {
@@ -90,7 +96,10 @@ export class Images {
         poll: (signal) => this.saveProgress(target, signal),
         describeState: describeProgress,
         isDone: (p) => {
-          if (p.image?.save_image_status === SAVE_IMAGE_STATUS.failed || (!p.image && p.instanceStatus === SAVE_IMAGE_STATUS.failed)) {
+          if (
+            p.image?.save_image_status === SAVE_IMAGE_STATUS.failed ||
+            (!p.image && p.instanceStatus === SAVE_IMAGE_STATUS.failed)
+          ) {
             throw new BusinessError({
               action,
               method: "GET",

@@ -21,5 +21,11 @@ export {
   type Decision,
   type BackoffSettings,
 } from "./retry-policy";
-export { checkWorkflowInputs, checkModelRunInputs, normalizeLabel, resourceStringProblem, type ManifestParameter } from "./validation";
+export {
+  checkWorkflowInputs,
+  checkModelRunInputs,
+  normalizeLabel,
+  resourceStringProblem,
+  type ManifestParameter,
+} from "./validation";
 export { API_PREFIX, type RequestEvent, type CallOptions } from "./transport";

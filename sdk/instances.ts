@@ -124,12 +124,18 @@ const RECONCILE_POWER = "Read the instance (client.instances.info) to see its st
 
 function checkGpuNums(issues: InputIssue[], gpuNums: unknown): void {
   if (!(GPU_NUMS as readonly unknown[]).includes(gpuNums)) {
-    issues.push({ field: "gpu_nums", reason: `must be one of ${GPU_NUMS.join(", ")}, got ${JSON.stringify(gpuNums)}` });
+    issues.push({
+      field: "gpu_nums",
+      reason: `must be one of ${GPU_NUMS.join(", ")}, got ${JSON.stringify(gpuNums)}`,
+    });
   }
 }
 
 function checkPercent(issues: InputIssue[], field: string, value: unknown): void {
-  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 100)) {
+  if (
+    value !== undefined &&
+    !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 100)
+  ) {
     issues.push({ field, reason: `must be an integer from 0 to 100, got ${JSON.stringify(value)}` });
   }
 }
@@ -192,10 +198,13 @@ export class Instances {
   }
 
   listAll(options: PaginateOptions = {}): AsyncIterable<Instance> {
-    return paginate(async (page, page_size) => {
-      const res = await this.list({ page, page_size });
-      return { items: res.instance_list, total: res.total };
-    }, { pageSize: DEFAULT_PAGE_SIZE, ...options });
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.list({ page, page_size });
+        return { items: res.instance_list, total: res.total };
+      },
+      { pageSize: DEFAULT_PAGE_SIZE, ...options },
+    );
   }
 
   /** NotFoundError when the instance is gone or belongs to another user. */
@@ -273,7 +282,12 @@ export class Instances {
       checkGpuNums(issues, params.gpu_nums);
       this.ensure(`start instance ${instance_uuid}`, "/instance/startup", issues);
     }
-    await this.power("/instance/startup", `start instance ${instance_uuid}`, { instance_uuid, ...params }, options);
+    await this.power(
+      "/instance/startup",
+      `start instance ${instance_uuid}`,
+      { instance_uuid, ...params },
+      options,
+    );
   }
 
   async shutdown(instance_uuid: string, options: CallOptions = {}): Promise<void> {
@@ -285,7 +299,11 @@ export class Instances {
   }
 
   /** Schedule (or with enable=false / shutdown_time=0, cancel) a shutdown. Repeating it is harmless. */
-  async shutdownTimer(instance_uuid: string, params: ShutdownTimerParams, options: CallOptions = {}): Promise<void> {
+  async shutdownTimer(
+    instance_uuid: string,
+    params: ShutdownTimerParams,
+    options: CallOptions = {},
+  ): Promise<void> {
     const issues: InputIssue[] = [];
     if (typeof params.enable !== "boolean") issues.push({ field: "enable", reason: "must be a boolean" });
     if (!Number.isInteger(params.shutdown_time) || params.shutdown_time < 0) {
@@ -312,7 +330,8 @@ export class Instances {
       safety: "unsafe",
       action: `save instance ${instance_uuid} as an image`,
       schema: NoData,
-      reconcile: "List your personal images (client.images.list) and read the instance's save_image_status before saving again.",
+      reconcile:
+        "List your personal images (client.images.list) and read the instance's save_image_status before saving again.",
       signal: options.signal,
     });
   }
@@ -334,7 +353,12 @@ export class Instances {
     );
   }
 
-  private async power(path: string, action: string, body: Record<string, unknown>, options: CallOptions): Promise<void> {
+  private async power(
+    path: string,
+    action: string,
+    body: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<void> {
     await this.transport.call({
       method: "POST",
       path,

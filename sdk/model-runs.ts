@@ -119,7 +119,10 @@ export class ModelRuns {
         const res = await this.list({ ...filters, page, page_size });
         return { items: res.items, total: res.total };
       },
-      { ...options, pageSize: Math.min(options.pageSize ?? MODEL_RUN_MAX_PAGE_SIZE, MODEL_RUN_MAX_PAGE_SIZE) },
+      {
+        ...options,
+        pageSize: Math.min(options.pageSize ?? MODEL_RUN_MAX_PAGE_SIZE, MODEL_RUN_MAX_PAGE_SIZE),
+      },
     );
   }
 

@@ -22,7 +22,10 @@ export interface PaginateOptions {
 export const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_MAX_PAGES = 10_000;
 
-export async function* paginate<T>(fetchPage: PageFetcher<T>, options: PaginateOptions = {}): AsyncGenerator<T> {
+export async function* paginate<T>(
+  fetchPage: PageFetcher<T>,
+  options: PaginateOptions = {},
+): AsyncGenerator<T> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   let collected = 0;

@@ -30,9 +30,7 @@ export type Failure =
   | { kind: "status"; status: number; retryAfterMs?: number };
 
 export type Decision =
-  | { action: "retry"; delayMs: number }
-  | { action: "fail" }
-  | { action: "outcome_unknown" };
+  { action: "retry"; delayMs: number } | { action: "fail" } | { action: "outcome_unknown" };
 
 export interface BackoffSettings {
   /** First backoff ceiling in ms; doubles each retry. */

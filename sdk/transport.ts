@@ -6,14 +6,15 @@
 import type { Readable } from "node:stream";
 import { Agent, request, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { errorFromFailure, errorFromResponse, GpuCloudError, outcomeUnknown, redact, unexpectedShape } from "./errors";
 import {
-  decide,
-  parseRetryAfter,
-  type BackoffSettings,
-  type CallSafety,
-  type Failure,
-} from "./retry-policy";
+  errorFromFailure,
+  errorFromResponse,
+  GpuCloudError,
+  outcomeUnknown,
+  redact,
+  unexpectedShape,
+} from "./errors";
+import { decide, parseRetryAfter, type BackoffSettings, type CallSafety, type Failure } from "./retry-policy";
 import { isRecord } from "./validation";
 
 export const API_PREFIX = "/api/open/v2";
@@ -182,7 +183,7 @@ export class Transport {
   private readonly gate = new PacingGate();
   private readonly options: Omit<TransportOptions, "apiKey">;
   /** Non-enumerable, so util.inspect, console.log and JSON.stringify of a client never show it. */
-  private declare readonly secret: string | undefined;
+  declare private readonly secret: string | undefined;
 
   constructor({ apiKey, ...options }: TransportOptions) {
     this.options = options;
@@ -202,15 +203,32 @@ export class Transport {
       const durationMs = Math.round(performance.now() - started);
       if (outcome.ok) {
         this.gate.succeeded();
-        this.emit({ method: spec.method, path: relPath, status: 200, durationMs, attempt, retries: attempt - 1 });
+        this.emit({
+          method: spec.method,
+          path: relPath,
+          status: 200,
+          durationMs,
+          attempt,
+          retries: attempt - 1,
+        });
         return this.parseData(spec, relPath, outcome.data);
       }
       const { failure, error } = outcome;
-      this.emit({ method: spec.method, path: relPath, status: outcome.httpStatus, durationMs, attempt, retries: attempt - 1, error: error.message });
-      if (failure.kind === "status" && failure.status === 429) this.gate.rateLimited(failure.retryAfterMs, sentAt);
+      this.emit({
+        method: spec.method,
+        path: relPath,
+        status: outcome.httpStatus,
+        durationMs,
+        attempt,
+        retries: attempt - 1,
+        error: error.message,
+      });
+      if (failure.kind === "status" && failure.status === 429)
+        this.gate.rateLimited(failure.retryAfterMs, sentAt);
       const decision = decide(spec.safety, failure, attempt, maxRetries, this.options.backoff);
       if (decision.action === "fail") throw error;
-      if (decision.action === "outcome_unknown") throw this.outcomeUnknown(spec, relPath, failure, outcome.body);
+      if (decision.action === "outcome_unknown")
+        throw this.outcomeUnknown(spec, relPath, failure, outcome.body);
       await sleep(decision.delayMs, spec.signal);
     }
   }
@@ -232,7 +250,12 @@ export class Transport {
     }
   }
 
-  private outcomeUnknown<S extends z.ZodType>(spec: CallSpec<S>, path: string, failure: Failure, body: unknown): GpuCloudError {
+  private outcomeUnknown<S extends z.ZodType>(
+    spec: CallSpec<S>,
+    path: string,
+    failure: Failure,
+    body: unknown,
+  ): GpuCloudError {
     const reason =
       failure.kind === "status"
         ? `the service answered HTTP ${failure.status}, which does not say whether the work was done`
@@ -310,7 +333,12 @@ export class Transport {
           return {
             ok: false,
             failure: { kind: "timeout" },
-            error: errorFromFailure({ ...ctx, kind: "timeout", detail: "timeout", timeoutMs: this.timeoutOf(spec) }),
+            error: errorFromFailure({
+              ...ctx,
+              kind: "timeout",
+              detail: "timeout",
+              timeoutMs: this.timeoutOf(spec),
+            }),
           };
         }
         const kind = NOT_SENT_CODES.has(errorCode(err) ?? "") ? "not_sent" : "lost";

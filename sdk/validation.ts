@@ -43,7 +43,8 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Adds an issue unless `value` is a non-empty string. */
 export function requireString(issues: InputIssue[], field: string, value: unknown): void {
-  if (typeof value !== "string" || value.trim() === "") issues.push({ field, reason: "is required (a non-empty string)" });
+  if (typeof value !== "string" || value.trim() === "")
+    issues.push({ field, reason: "is required (a non-empty string)" });
 }
 
 function show(value: unknown): string {
@@ -54,8 +55,10 @@ function show(value: unknown): string {
 /** Why a resource string is not acceptable, or undefined when it is. */
 export function resourceStringProblem(value: string): string | undefined {
   if (/^asset_/.test(value)) return `a bare asset id is not valid; write "asset://${value}"`;
-  if (value.startsWith("asset://")) return ASSET_URI.test(value) ? undefined : "must be asset://asset_<token>";
-  if (value.startsWith("data:")) return DATA_URL.test(value) ? undefined : "must be a data URL data:<mime>;base64,<data>";
+  if (value.startsWith("asset://"))
+    return ASSET_URI.test(value) ? undefined : "must be asset://asset_<token>";
+  if (value.startsWith("data:"))
+    return DATA_URL.test(value) ? undefined : "must be a data URL data:<mime>;base64,<data>";
   try {
     const url = new URL(value);
     if (url.protocol === "http:" || url.protocol === "https:") return undefined;
@@ -87,7 +90,10 @@ class MediaChecker {
       return value;
     }
     if (!isRecord(value)) {
-      this.issues.push({ field, reason: `must be a resource string or an object {uri, role, label}, got ${show(value)}` });
+      this.issues.push({
+        field,
+        reason: `must be a resource string or an object {uri, role, label}, got ${show(value)}`,
+      });
       return value;
     }
     if (typeof value.uri !== "string") {
@@ -106,9 +112,15 @@ class MediaChecker {
     }
     const label = normalizeLabel(value.label);
     if (label === "") {
-      this.issues.push({ field: `${field}.label`, reason: "is empty once trimmed of whitespace and a leading @" });
+      this.issues.push({
+        field: `${field}.label`,
+        reason: "is empty once trimmed of whitespace and a leading @",
+      });
     } else if (this.labels.has(label)) {
-      this.issues.push({ field: `${field}.label`, reason: `"${label}" is already used by ${this.labels.get(label)}; labels must be unique in a request` });
+      this.issues.push({
+        field: `${field}.label`,
+        reason: `"${label}" is already used by ${this.labels.get(label)}; labels must be unique in a request`,
+      });
     } else {
       this.labels.set(label, field);
     }
@@ -117,7 +129,9 @@ class MediaChecker {
 
   /** A single resource or a list of them. */
   resources(field: string, value: unknown): unknown {
-    return Array.isArray(value) ? value.map((v, i) => this.resource(`${field}[${i}]`, v)) : this.resource(field, value);
+    return Array.isArray(value)
+      ? value.map((v, i) => this.resource(`${field}[${i}]`, v))
+      : this.resource(field, value);
   }
 
   list(field: string, value: unknown): unknown {
@@ -139,7 +153,12 @@ function scalarProblem(kind: "string" | "int" | "float" | "bool", value: unknown
           ? typeof value === "number" && Number.isFinite(value)
           : typeof value === "boolean";
   if (ok) return undefined;
-  const expected = { string: "a string", int: "an integer (not quoted)", float: "a number (not quoted)", bool: "a boolean (not a string)" }[kind];
+  const expected = {
+    string: "a string",
+    int: "an integer (not quoted)",
+    float: "a number (not quoted)",
+    bool: "a boolean (not a string)",
+  }[kind];
   return `must be ${expected} for value_type ${kind}, got ${show(value)}`;
 }
 
@@ -163,7 +182,8 @@ export interface CheckedInputs {
 /** Checks workflow inputs against the manifest (`editable_parameter_manifest`). */
 export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unknown): CheckedInputs {
   if (inputs === undefined) inputs = {};
-  if (!isRecord(inputs)) return { issues: [{ field: "inputs", reason: "must be an object keyed by manifest names" }], inputs: {} };
+  if (!isRecord(inputs))
+    return { issues: [{ field: "inputs", reason: "must be an object keyed by manifest names" }], inputs: {} };
   const media = new MediaChecker();
   const issues = media.issues;
   const byName = new Map(manifest.map((p) => [p.name, p]));
@@ -177,7 +197,10 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
     }
     const param = byName.get(name);
     if (!param) {
-      issues.push({ field, reason: `is not declared in the workflow's manifest (declared: ${[...byName.keys()].join(", ") || "none"})` });
+      issues.push({
+        field,
+        reason: `is not declared in the workflow's manifest (declared: ${[...byName.keys()].join(", ") || "none"})`,
+      });
       continue;
     }
     if (value === undefined || value === null) {
@@ -198,7 +221,10 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
   }
   for (const param of manifest) {
     if (param.required && !(param.name in inputs)) {
-      issues.push({ field: `inputs.${param.name}`, reason: `is required by the workflow (value_type ${param.value_type}) and missing` });
+      issues.push({
+        field: `inputs.${param.name}`,
+        reason: `is required by the workflow (value_type ${param.value_type}) and missing`,
+      });
     }
   }
   return { issues, inputs: out };
@@ -211,7 +237,11 @@ const FRAME_RULES: Record<string, string[]> = {
 
 /** Checks model-run inputs (api-v2.md "POST /model-runs/videos"). */
 export function checkModelRunInputs(inputs: unknown): CheckedInputs {
-  if (!isRecord(inputs)) return { issues: [{ field: "inputs", reason: "is required (an object with model and prompt)" }], inputs: {} };
+  if (!isRecord(inputs))
+    return {
+      issues: [{ field: "inputs", reason: "is required (an object with model and prompt)" }],
+      inputs: {},
+    };
   const media = new MediaChecker();
   const issues = media.issues;
   const out: Record<string, unknown> = { ...inputs };
@@ -231,13 +261,23 @@ export function checkModelRunInputs(inputs: unknown): CheckedInputs {
   for (const name of ["images", "videos", "audios"]) {
     if (inputs[name] !== undefined) out[name] = media.list(`inputs.${name}`, inputs[name]);
   }
-  if (inputs.duration !== undefined && !(Number.isInteger(inputs.duration) && (inputs.duration as number) > 0)) {
-    issues.push({ field: "inputs.duration", reason: `must be a positive integer number of seconds, got ${show(inputs.duration)}` });
+  if (
+    inputs.duration !== undefined &&
+    !(Number.isInteger(inputs.duration) && (inputs.duration as number) > 0)
+  ) {
+    issues.push({
+      field: "inputs.duration",
+      reason: `must be a positive integer number of seconds, got ${show(inputs.duration)}`,
+    });
   }
   for (const name of ["resolution", "ratio"]) {
-    if (inputs[name] !== undefined && typeof inputs[name] !== "string") issues.push({ field: `inputs.${name}`, reason: "must be a string" });
+    if (inputs[name] !== undefined && typeof inputs[name] !== "string")
+      issues.push({ field: `inputs.${name}`, reason: "must be a string" });
   }
-  if (inputs.contains_real_person_material !== undefined && typeof inputs.contains_real_person_material !== "boolean") {
+  if (
+    inputs.contains_real_person_material !== undefined &&
+    typeof inputs.contains_real_person_material !== "boolean"
+  ) {
     issues.push({ field: "inputs.contains_real_person_material", reason: "must be a boolean" });
   }
   return { issues, inputs: out };
@@ -247,5 +287,10 @@ export function checkModelRunInputs(inputs: unknown): CheckedInputs {
 export function idempotencyKeyIssues(key: unknown): InputIssue[] {
   return typeof key === "string" && key.trim() !== ""
     ? []
-    : [{ field: "idempotency_key", reason: "is required (a non-empty string, unique per business call; reuse it when retrying)" }];
+    : [
+        {
+          field: "idempotency_key",
+          reason: "is required (a non-empty string, unique per business call; reuse it when retrying)",
+        },
+      ];
 }

@@ -222,7 +222,10 @@ export class Workflows {
     });
   }
 
-  marketListAll(filters: Omit<MarketQuery, "page" | "page_size"> = {}, options: PaginateOptions = {}): AsyncIterable<MarketWorkflow> {
+  marketListAll(
+    filters: Omit<MarketQuery, "page" | "page_size"> = {},
+    options: PaginateOptions = {},
+  ): AsyncIterable<MarketWorkflow> {
     return paginate(async (page, page_size) => {
       const res = await this.marketList({ ...filters, page, page_size });
       return { items: res.items, total: res.total };
@@ -245,11 +248,18 @@ export class Workflows {
    * Checks inputs against the workflow's manifest; returns them with labels normalised, or throws
    * InputValidationError naming every bad input.
    */
-  validateInputs(detail: WorkflowDetail, inputs: Record<string, unknown> | undefined): Record<string, unknown> {
+  validateInputs(
+    detail: WorkflowDetail,
+    inputs: Record<string, unknown> | undefined,
+  ): Record<string, unknown> {
     const checked = checkWorkflowInputs(detail.editable_parameter_manifest, inputs);
     if (checked.issues.length > 0) {
       throw inputValidationError(
-        { action: `submit a run of workflow ${detail.workflow_id}`, method: "POST", path: "/workflow/run/submit" },
+        {
+          action: `submit a run of workflow ${detail.workflow_id}`,
+          method: "POST",
+          path: "/workflow/run/submit",
+        },
         checked.issues,
       );
     }
@@ -273,7 +283,8 @@ export class Workflows {
         });
       }
     }
-    if (issues.length > 0) throw inputValidationError({ action, method: "POST", path: "/workflow/run/submit" }, issues);
+    if (issues.length > 0)
+      throw inputValidationError({ action, method: "POST", path: "/workflow/run/submit" }, issues);
     return this.transport.call({
       method: "POST",
       path: "/workflow/run/submit",
@@ -309,7 +320,10 @@ export class Workflows {
     });
   }
 
-  runListAll(filters: { workflow_id?: string; status?: string } = {}, options: PaginateOptions = {}): AsyncIterable<RunListItem> {
+  runListAll(
+    filters: { workflow_id?: string; status?: string } = {},
+    options: PaginateOptions = {},
+  ): AsyncIterable<RunListItem> {
     return paginate(async (page, page_size) => {
       const res = await this.runList({ ...filters, page, page_size });
       return { items: res.items, total: res.total };

@@ -35,7 +35,8 @@ export class LabelBook {
     // Spec is silent on a label that trims to nothing; it names no resource, so it counts as no label.
     if (label === "") return undefined;
     // Spec says "unique" without a case rule; the prompt refers to labels verbatim, so comparison is case-sensitive.
-    if (this.seen.has(label)) throw new MediaInputProblem(`label "${label}" is used more than once in this request`);
+    if (this.seen.has(label))
+      throw new MediaInputProblem(`label "${label}" is used more than once in this request`);
     this.seen.add(label);
     return label;
   }
@@ -52,7 +53,8 @@ export function checkMediaValue(value: unknown, expected: MediaType, ctx: MediaC
   }
   const { uri, role, label, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length > 0) throw new MediaInputProblem(`unknown key ${extra[0]} in a media object (allowed: uri, role, label)`);
+  if (extra.length > 0)
+    throw new MediaInputProblem(`unknown key ${extra[0]} in a media object (allowed: uri, role, label)`);
   if (typeof uri !== "string") throw new MediaInputProblem("uri must be a string");
   if (role !== undefined && typeof role !== "string") throw new MediaInputProblem("role must be a string");
   if (label !== undefined && typeof label !== "string") throw new MediaInputProblem("label must be a string");
@@ -74,10 +76,14 @@ function checkResourceString(value: string, expected: MediaType, ctx: MediaConte
   try {
     url = new URL(value);
   } catch {
-    throw new MediaInputProblem("must be an http(s) URL, a data URL (data:<mime>;base64,...) or asset://<asset_id>");
+    throw new MediaInputProblem(
+      "must be an http(s) URL, a data URL (data:<mime>;base64,...) or asset://<asset_id>",
+    );
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
-    throw new MediaInputProblem("must be an http(s) URL, a data URL (data:<mime>;base64,...) or asset://<asset_id>");
+    throw new MediaInputProblem(
+      "must be an http(s) URL, a data URL (data:<mime>;base64,...) or asset://<asset_id>",
+    );
   }
 }
 
@@ -87,7 +93,9 @@ function checkAssetReference(value: string, expected: MediaType, ctx: MediaConte
   const found = ctx.assets.lookup(ctx.owner, match[1], ctx.now);
   if ("problem" in found) throw new MediaInputProblem(found.problem);
   if (found.asset.media_type !== expected) {
-    throw new MediaInputProblem(`asset ${match[1]} is a ${found.asset.media_type} asset, ${expected} expected`);
+    throw new MediaInputProblem(
+      `asset ${match[1]} is a ${found.asset.media_type} asset, ${expected} expected`,
+    );
   }
 }
 

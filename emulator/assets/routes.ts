@@ -58,7 +58,8 @@ async function readUpload(request: FastifyRequest): Promise<{ file: UploadedFile
   try {
     for await (const part of request.parts()) {
       if (part.type === "file") {
-        if (part.fieldname !== "file") throw paramError(part.fieldname, "is not a file part; send the file in the part named file");
+        if (part.fieldname !== "file")
+          throw paramError(part.fieldname, "is not a file part; send the file in the part named file");
         file = await measureUpload(part.file, part.filename, part.mimetype);
       } else if (part.fieldname === "file") {
         throw paramError("file", "must be a file part with a filename, not a text field");

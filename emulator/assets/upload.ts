@@ -27,7 +27,13 @@ export async function measureUpload(
   }
   // busboy stops at its own limit and marks the stream truncated instead of passing the extra bytes.
   if (stream.truncated === true) throw fileTooLarge(limit);
-  return { filename, declaredMime, sizeBytes: size, sha256: hash.digest("hex"), head: head.toString("base64") };
+  return {
+    filename,
+    declaredMime,
+    sizeBytes: size,
+    sha256: hash.digest("hex"),
+    head: head.toString("base64"),
+  };
 }
 
 export function fileTooLarge(limit: number) {

@@ -34,7 +34,12 @@ export class CatalogueRoom implements Room {
       const images = this.store.marketImages(query);
       const page = query.page ?? 1;
       const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
-      return ok({ image_list: paginate(images, page, pageSize), total: images.length, page, page_size: pageSize });
+      return ok({
+        image_list: paginate(images, page, pageSize),
+        total: images.length,
+        page,
+        page_size: pageSize,
+      });
     });
   }
 

@@ -29,16 +29,38 @@ export interface Pod {
 
 export interface MarketImage {
   uuid: string;
-  components: { CUDA: string; PaddlePaddle: string; PyTorch: string; Python: string; TensorFlow: string; Ubuntu: string };
+  components: {
+    CUDA: string;
+    PaddlePaddle: string;
+    PyTorch: string;
+    Python: string;
+    TensorFlow: string;
+    Ubuntu: string;
+  };
   size: number;
   created_at: number;
   updated_at: number;
 }
 
 export const SEED_GPUS: readonly GpuModel[] = [
-  { gpu_name: "4080", gpu_uuid: "gpu-5b1e4080a1c2d3e4", status: 1, price: { hour: 1.28, day: 28.8, week: 188, month: 760 } },
-  { gpu_name: "4090D", gpu_uuid: "gpu-7c2f4090d5e6f7a8", status: 1, price: { hour: 1.88, day: 42.5, week: 276, month: 1090 } },
-  { gpu_name: "5090", gpu_uuid: "gpu-9d3a5090b9c0d1e2", status: 1, price: { hour: 2.98, day: 68, week: 440, month: 1720, year: 18800 } },
+  {
+    gpu_name: "4080",
+    gpu_uuid: "gpu-5b1e4080a1c2d3e4",
+    status: 1,
+    price: { hour: 1.28, day: 28.8, week: 188, month: 760 },
+  },
+  {
+    gpu_name: "4090D",
+    gpu_uuid: "gpu-7c2f4090d5e6f7a8",
+    status: 1,
+    price: { hour: 1.88, day: 42.5, week: 276, month: 1090 },
+  },
+  {
+    gpu_name: "5090",
+    gpu_uuid: "gpu-9d3a5090b9c0d1e2",
+    status: 1,
+    price: { hour: 2.98, day: 68, week: 440, month: 1720, year: 18800 },
+  },
   { gpu_name: "3090", gpu_uuid: "gpu-1a4b3090f3a4b5c6", status: 0, price: { hour: 0.98 } },
 ];
 
@@ -73,10 +95,27 @@ export const SEED_PODS: readonly Pod[] = [
   },
 ];
 
-function marketImage(uuid: string, cuda: string, python: string, pytorch: string, tensorflow: string, paddle: string, ubuntu: string, sizeGb: number, created: number): MarketImage {
+function marketImage(
+  uuid: string,
+  cuda: string,
+  python: string,
+  pytorch: string,
+  tensorflow: string,
+  paddle: string,
+  ubuntu: string,
+  sizeGb: number,
+  created: number,
+): MarketImage {
   return {
     uuid,
-    components: { CUDA: cuda, PaddlePaddle: paddle, PyTorch: pytorch, Python: python, TensorFlow: tensorflow, Ubuntu: ubuntu },
+    components: {
+      CUDA: cuda,
+      PaddlePaddle: paddle,
+      PyTorch: pytorch,
+      Python: python,
+      TensorFlow: tensorflow,
+      Ubuntu: ubuntu,
+    },
     size: Math.round(sizeGb * 1024 ** 3),
     created_at: created,
     updated_at: created + 86_400 * 30,

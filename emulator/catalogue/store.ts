@@ -16,7 +16,8 @@ export class CatalogueStore {
   usableGpu(gpuUuid: string): GpuModel {
     const gpu = SEED_GPUS.find((g) => g.gpu_uuid === gpuUuid);
     if (!gpu) throw paramError("gpu_uuid", `no GPU model ${gpuUuid}; pick one from /gpu/list`);
-    if (gpu.status !== 1) throw paramError("gpu_uuid", `GPU model ${gpu.gpu_name} is not available (status 0); pick a valid one`);
+    if (gpu.status !== 1)
+      throw paramError("gpu_uuid", `GPU model ${gpu.gpu_name} is not available (status 0); pick a valid one`);
     return gpu;
   }
 

@@ -22,7 +22,15 @@ export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator):
   admin.get("/clock", async () => ({ now: emulator.clock.now() }));
 
   admin.post("/clock/advance", async (request) => {
-    const { seconds } = parseBody(z.object({ seconds: z.number().min(0).max(10 * 365 * 86400) }), request.body);
+    const { seconds } = parseBody(
+      z.object({
+        seconds: z
+          .number()
+          .min(0)
+          .max(10 * 365 * 86400),
+      }),
+      request.body,
+    );
     emulator.advance(seconds);
     return { now: emulator.clock.now() };
   });
@@ -45,7 +53,12 @@ export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator):
 
   admin.put<{ Params: { user: string } }>("/users/:user/balance", async (request) => {
     const { balance } = parseBody(
-      z.object({ balance: z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, { message: "must be a decimal number" })]) }),
+      z.object({
+        balance: z.union([
+          z.number(),
+          z.string().regex(/^-?\d+(\.\d+)?$/, { message: "must be a decimal number" }),
+        ]),
+      }),
       request.body,
     );
     const { user } = request.params;

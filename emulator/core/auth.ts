@@ -53,7 +53,11 @@ export class KeyRing {
 
   /** Keys by fingerprint, for dumps. */
   describe(): { fingerprint: string; user: string; disabled: boolean }[] {
-    return [...this.entries.values()].map((e) => ({ fingerprint: fingerprint(e.key), user: e.user, disabled: e.disabled }));
+    return [...this.entries.values()].map((e) => ({
+      fingerprint: fingerprint(e.key),
+      user: e.user,
+      disabled: e.disabled,
+    }));
   }
 
   snapshot(): KeyEntry[] {
@@ -75,7 +79,9 @@ export function parseKeySpec(spec: string): { user: string; key: string } {
   const key = colon === -1 ? spec : spec.slice(colon + 1);
   const user = colon === -1 ? fingerprint(spec) : spec.slice(0, colon);
   if (user === "" || key === "" || /\s/.test(spec)) {
-    throw new Error(`invalid API key spec: expected KEY or USER:KEY without spaces (got ${spec.length} characters)`);
+    throw new Error(
+      `invalid API key spec: expected KEY or USER:KEY without spaces (got ${spec.length} characters)`,
+    );
   }
   return { user, key };
 }

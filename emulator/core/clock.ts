@@ -35,7 +35,8 @@ export class SimClock {
         if (at !== undefined && at <= this.now()) room.runDue?.(this.now());
       }
       steps += 1;
-      if (steps > 10_000_000) throw new Error("the clock is stuck: a room keeps reporting a due time it does not clear");
+      if (steps > 10_000_000)
+        throw new Error("the clock is stuck: a room keeps reporting a due time it does not clear");
     }
     this.exact = Math.max(this.exact, target);
     return steps;

@@ -22,11 +22,19 @@ export function toApiError(error: unknown, bodyLimit: number): ApiError {
   }
   // Plugins (e.g. multipart) throw their own 4xx errors; their messages name the limit or the part.
   if (fastifyError.statusCode === 413) {
-    return altError(413, "payload_too_large", `request body too large: ${fastifyError.message ?? "over the limit"}`);
+    return altError(
+      413,
+      "payload_too_large",
+      `request body too large: ${fastifyError.message ?? "over the limit"}`,
+    );
   }
   // A parser's own message may quote the body, so it is not passed on.
   if (error instanceof SyntaxError) return paramError("body", "could not be parsed");
-  if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+  if (
+    fastifyError.statusCode !== undefined &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
     return paramError("body", `could not be parsed: ${fastifyError.message ?? "malformed request"}`);
   }
   return systemError();
@@ -44,7 +52,9 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
   const patterns: { method: string; regex: RegExp }[] = [];
   app.addHook("onRoute", (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const regex = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`);
+    const regex = new RegExp(
+      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}/?$`,
+    );
     for (const method of methods) patterns.push({ method: method.toUpperCase(), regex });
   });
   app.setErrorHandler((error, _request, reply) => sendError(reply, toApiError(error, bodyLimit)));
@@ -55,9 +65,14 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       const unique = [...new Set(allowed.filter((m) => m !== "HEAD"))];
       return sendError(
         reply,
-        altError(405, "method_not_allowed", `method ${request.method} is not allowed on ${path}; use ${unique.join(" or ")}`, {
-          allow: unique.join(", "),
-        }),
+        altError(
+          405,
+          "method_not_allowed",
+          `method ${request.method} is not allowed on ${path}; use ${unique.join(" or ")}`,
+          {
+            allow: unique.join(", "),
+          },
+        ),
       );
     }
     return sendError(reply, altError(404, "not_found", `no such endpoint: ${request.method} ${path}`));

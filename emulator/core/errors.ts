@@ -79,7 +79,8 @@ export function altError(
   headers: Record<string, string> = {},
   field?: string,
 ): ApiError {
-  const alt: AltShape = field === undefined ? { error, details: message } : { error, details: message, field };
+  const alt: AltShape =
+    field === undefined ? { error, details: message } : { error, details: message, field };
   return new ApiError(status, status, message, undefined, alt, headers);
 }
 

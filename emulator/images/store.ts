@@ -44,7 +44,10 @@ export class ImagesStore {
   }
 
   /** Starts saving an image; it reaches status 2 after SAVE_IMAGE_SECONDS. */
-  startSave(owner: string, from: { title: string; pod_uuid: string; pod_tag: string; instance_uuid: string }): PersonalImage {
+  startSave(
+    owner: string,
+    from: { title: string; pod_uuid: string; pod_tag: string; instance_uuid: string },
+  ): PersonalImage {
     const now = this.now();
     const image: ImageRecord = {
       title: from.title,

@@ -12,7 +12,12 @@ const instanceBody = z.object({ instance_uuid: uuid });
 const gpuNums = oneOfInts(GPU_NUMS);
 const threshold = z.number().int().min(0).max(100);
 
-const createByPodBody = z.object({ pod_uuid: uuid, pod_tag: z.string().min(1).optional(), gpu_uuid: uuid, gpu_nums: gpuNums });
+const createByPodBody = z.object({
+  pod_uuid: uuid,
+  pod_tag: z.string().min(1).optional(),
+  gpu_uuid: uuid,
+  gpu_nums: gpuNums,
+});
 const createByImageBody = z.object({ image_uuid: uuid, gpu_uuid: uuid, gpu_nums: gpuNums });
 const listQuery = z.object(pagingQuery);
 const infoQuery = z.object({ instance_uuid: uuid });
@@ -24,8 +29,16 @@ const updateTitleBody = z.object({
     .refine((t) => Array.from(t).length <= TITLE_MAX, { message: `must be at most ${TITLE_MAX} characters` })
     .default(""),
 });
-const startupBody = z.object({ instance_uuid: uuid, gpu_uuid: uuid.optional(), gpu_nums: gpuNums.optional() });
-const shutdownTimerBody = z.object({ instance_uuid: uuid, enable: z.boolean(), shutdown_time: z.number().int().min(0) });
+const startupBody = z.object({
+  instance_uuid: uuid,
+  gpu_uuid: uuid.optional(),
+  gpu_nums: gpuNums.optional(),
+});
+const shutdownTimerBody = z.object({
+  instance_uuid: uuid,
+  enable: z.boolean(),
+  shutdown_time: z.number().int().min(0),
+});
 const idleCloseBody = z.object({
   instance_uuid: uuid,
   idle_period_minutes: oneOfInts(IDLE_PERIODS),
@@ -33,7 +46,11 @@ const idleCloseBody = z.object({
   idle_gpu_threshold: threshold.default(0),
   idle_fb_threshold: threshold.default(0),
 });
-const utilizationBody = z.object({ gpu: threshold, fb: threshold, index: z.number().int().min(0).optional() });
+const utilizationBody = z.object({
+  gpu: threshold,
+  fb: threshold,
+  index: z.number().int().min(0).optional(),
+});
 const forceBody = z.object({
   status: z.number().int().optional(),
   charging_type: z.number().int().optional(),
@@ -112,7 +129,10 @@ export class InstancesRoom implements Room {
       const owner = user(request);
       const { instance_uuid, ...policy } = parseBody(idleCloseBody, request.body);
       // destroy is treated as false when idle_period_minutes is 0 (api-v2.md, set_idle_close).
-      this.store.setIdleClose(owner, instance_uuid, { ...policy, destroy: policy.idle_period_minutes > 0 && policy.destroy });
+      this.store.setIdleClose(owner, instance_uuid, {
+        ...policy,
+        destroy: policy.idle_period_minutes > 0 && policy.destroy,
+      });
       return ok();
     });
   }

@@ -26,15 +26,32 @@ export const STATUS = {
  */
 export const INSTANCE_TRANSITIONS = {
   create: { from: [] as number[], via: STATUS.STARTING, to: STATUS.RUNNING, seconds: 60 },
-  startup: { from: [STATUS.STOPPED_LEGACY, STATUS.STOPPED, STATUS.STOPPED_ABNORMAL] as number[], via: STATUS.RESTARTING_FROM_STOP, to: STATUS.RUNNING, seconds: 30 },
-  shutdown: { from: [STATUS.RUNNING] as number[], via: STATUS.SHUTTING_DOWN, to: STATUS.STOPPED, seconds: 10 },
+  startup: {
+    from: [STATUS.STOPPED_LEGACY, STATUS.STOPPED, STATUS.STOPPED_ABNORMAL] as number[],
+    via: STATUS.RESTARTING_FROM_STOP,
+    to: STATUS.RUNNING,
+    seconds: 30,
+  },
+  shutdown: {
+    from: [STATUS.RUNNING] as number[],
+    via: STATUS.SHUTTING_DOWN,
+    to: STATUS.STOPPED,
+    seconds: 10,
+  },
   restart: { from: [STATUS.RUNNING] as number[], via: STATUS.RESTARTING, to: STATUS.RUNNING, seconds: 20 },
 } as const;
 
 export type PowerOperation = keyof typeof INSTANCE_TRANSITIONS;
 
 /** Statuses in which an instance is powered and billed by the hour. */
-const BILLED_STATUSES: readonly number[] = [STATUS.STARTING, STATUS.RUNNING, STATUS.SHUTTING_DOWN_LEGACY, STATUS.SHUTTING_DOWN, STATUS.RESTARTING_FROM_STOP, STATUS.RESTARTING];
+const BILLED_STATUSES: readonly number[] = [
+  STATUS.STARTING,
+  STATUS.RUNNING,
+  STATUS.SHUTTING_DOWN_LEGACY,
+  STATUS.SHUTTING_DOWN,
+  STATUS.RESTARTING_FROM_STOP,
+  STATUS.RESTARTING,
+];
 
 /** charging_type values are not shown (api-v2.md, Instance); the emulator's choice: 1 hourly, 2 subscription. */
 export const CHARGING_TYPE = { PAY_AS_YOU_GO: 1, SUBSCRIPTION: 2 } as const;
@@ -108,8 +125,20 @@ interface InstanceRecord {
 
 export type CreatedInstance = Pick<
   InstanceRecord,
-  | "instance_uuid" | "title" | "status" | "create_time" | "start_time" | "save_image_status" | "charging_type"
-  | "shutdown_regular" | "image_uuid" | "image_name" | "image_tag" | "gpu_uuid" | "gpu_name" | "gpu_nums"
+  | "instance_uuid"
+  | "title"
+  | "status"
+  | "create_time"
+  | "start_time"
+  | "save_image_status"
+  | "charging_type"
+  | "shutdown_regular"
+  | "image_uuid"
+  | "image_name"
+  | "image_tag"
+  | "gpu_uuid"
+  | "gpu_name"
+  | "gpu_nums"
 >;
 
 export interface ServerMapEntry {
@@ -120,7 +149,11 @@ export interface ServerMapEntry {
   ssh_info?: SshInfo;
 }
 
-export type InstanceView = CreatedInstance & { server_url: string[]; server_map: ServerMapEntry[]; idle_close: IdlePolicy | null };
+export type InstanceView = CreatedInstance & {
+  server_url: string[];
+  server_map: ServerMapEntry[];
+  idle_close: IdlePolicy | null;
+};
 
 interface Source {
   image_uuid: string;
@@ -142,25 +175,46 @@ export class InstancesStore {
     private readonly images: ImagesStore,
   ) {}
 
-  createByPod(owner: string, input: { pod_uuid: string; pod_tag?: string; gpu_uuid: string; gpu_nums: number }): CreatedInstance {
+  createByPod(
+    owner: string,
+    input: { pod_uuid: string; pod_tag?: string; gpu_uuid: string; gpu_nums: number },
+  ): CreatedInstance {
     const pod = this.catalogue.pod(input.pod_uuid);
     if (!pod) throw paramError("pod_uuid", `no pod ${input.pod_uuid}; pick one from /pod/list`);
     const tag = input.pod_tag ?? pod.pod_tag[pod.pod_tag.length - 1];
     if (!pod.pod_tag.includes(tag)) {
       throw paramError("pod_tag", `pod ${pod.title} has no tag ${tag}; use one of ${pod.pod_tag.join(", ")}`);
     }
-    return this.create(owner, input, { image_uuid: pod.uuid, image_name: pod.title, image_tag: tag, pod_uuid: pod.uuid, pod_tag: tag });
+    return this.create(owner, input, {
+      image_uuid: pod.uuid,
+      image_name: pod.title,
+      image_tag: tag,
+      pod_uuid: pod.uuid,
+      pod_tag: tag,
+    });
   }
 
-  createByImage(owner: string, input: { image_uuid: string; gpu_uuid: string; gpu_nums: number }): CreatedInstance {
+  createByImage(
+    owner: string,
+    input: { image_uuid: string; gpu_uuid: string; gpu_nums: number },
+  ): CreatedInstance {
     const market = this.catalogue.marketImage(input.image_uuid);
     if (market) {
-      return this.create(owner, input, { image_uuid: market.uuid, image_name: marketImageName(market), image_tag: "latest", pod_uuid: "", pod_tag: "" });
+      return this.create(owner, input, {
+        image_uuid: market.uuid,
+        image_name: marketImageName(market),
+        image_tag: "latest",
+        pod_uuid: "",
+        pod_tag: "",
+      });
     }
     const personal = this.images.find(owner, input.image_uuid);
     if (!personal) throw paramError("image_uuid", `no market image or personal image ${input.image_uuid}`);
     if (personal.save_image_status !== SAVE_STATUS.SUCCEEDED) {
-      throw paramError("image_uuid", `image ${personal.uuid} is not ready (save_image_status ${personal.save_image_status}); wait until it is 2`);
+      throw paramError(
+        "image_uuid",
+        `image ${personal.uuid} is not ready (save_image_status ${personal.save_image_status}); wait until it is 2`,
+      );
     }
     return this.create(owner, input, {
       image_uuid: personal.uuid,
@@ -182,7 +236,8 @@ export class InstancesStore {
   /** update_title answers code 1 (not -1) for a missing, deleted or foreign instance (api-v2.md, update_title failures). */
   updateTitle(owner: string, instanceUuid: string, title: string): void {
     const instance = this.instances.get(instanceUuid);
-    if (!instance || instance.owner !== owner) throw new ApiError(404, 1, `instance not found: ${instanceUuid}`);
+    if (!instance || instance.owner !== owner)
+      throw new ApiError(404, 1, `instance not found: ${instanceUuid}`);
     instance.title = title;
   }
 
@@ -203,7 +258,13 @@ export class InstancesStore {
       instance.gpu_nums = nums;
       instance.utilization = idleGpus(nums);
     } else {
-      this.requireFirstHour(owner, instance.pod_uuid, instance.gpu_uuid, instance.gpu_nums, instance.charging_type);
+      this.requireFirstHour(
+        owner,
+        instance.pod_uuid,
+        instance.gpu_uuid,
+        instance.gpu_nums,
+        instance.charging_type,
+      );
     }
     this.begin(instance, "startup");
   }
@@ -229,18 +290,25 @@ export class InstancesStore {
       return;
     }
     // Clients send a time at least 5 minutes ahead (field-notes.md); the emulator only requires the future.
-    if (shutdownTime <= this.now()) throw paramError("shutdown_time", `must be in the future (now is ${this.now()})`);
+    if (shutdownTime <= this.now())
+      throw paramError("shutdown_time", `must be in the future (now is ${this.now()})`);
     instance.shutdown_regular = { shutdown_time: shutdownTime, enable: true };
   }
 
   /** Running or stopped instances can be saved (field-notes.md is silent on the states; the emulator's choice). */
   saveImage(owner: string, instanceUuid: string): void {
     const instance = this.owned(owner, instanceUuid);
-    if (instance.status !== STATUS.RUNNING && instance.status !== STATUS.STOPPED && instance.status !== STATUS.STOPPED_LEGACY) {
+    if (
+      instance.status !== STATUS.RUNNING &&
+      instance.status !== STATUS.STOPPED &&
+      instance.status !== STATUS.STOPPED_LEGACY
+    ) {
       throw notAllowed(instance, "save_image");
     }
     if (instance.save_image_status === SAVE_STATUS.UPLOADING) {
-      throw wrongState(`instance ${instance.instance_uuid} is already saving an image (save_image_status 1); wait until it ends`);
+      throw wrongState(
+        `instance ${instance.instance_uuid} is already saving an image (save_image_status 1); wait until it ends`,
+      );
     }
     const image = this.images.startSave(owner, {
       title: `${instance.title || instance.image_name}-${this.now()}`,
@@ -249,26 +317,34 @@ export class InstancesStore {
       instance_uuid: instance.instance_uuid,
     });
     instance.save_image_status = SAVE_STATUS.UPLOADING;
-    instance.save_image_next = { save_image_status: SAVE_STATUS.SUCCEEDED, at: image.create_time + SAVE_IMAGE_SECONDS };
+    instance.save_image_next = {
+      save_image_status: SAVE_STATUS.SUCCEEDED,
+      at: image.create_time + SAVE_IMAGE_SECONDS,
+    };
   }
 
   setIdleClose(owner: string, instanceUuid: string, input: IdlePolicy): void {
     const instance = this.owned(owner, instanceUuid);
     if (instance.status === STATUS.STOPPED_ABNORMAL) {
-      throw wrongState(`instance ${instance.instance_uuid} is in an abnormal state (status 23); idle shutdown cannot be set`);
+      throw wrongState(
+        `instance ${instance.instance_uuid} is in an abnormal state (status 23); idle shutdown cannot be set`,
+      );
     }
     if (input.idle_period_minutes === 0) {
       instance.idle_close = null;
     } else {
       if (input.destroy && instance.charging_type === CHARGING_TYPE.SUBSCRIPTION) {
-        throw businessError("destroy: destroy on idle is not supported for subscription instances; send destroy=false");
+        throw businessError(
+          "destroy: destroy on idle is not supported for subscription instances; send destroy=false",
+        );
       }
       instance.idle_close = { ...input };
     }
     // A new policy starts a new window: idleness measured under the old thresholds does not count.
     instance.idle_since = null;
     this.refreshIdle(instance, this.now());
-    instance.idle_next_check_at = instance.idle_close && instance.status === STATUS.RUNNING ? this.now() + IDLE_CHECK_SECONDS : null;
+    instance.idle_next_check_at =
+      instance.idle_close && instance.status === STATUS.RUNNING ? this.now() + IDLE_CHECK_SECONDS : null;
   }
 
   /** Admin: what idle-close sees. `index` picks one GPU; without it every GPU gets the values. */
@@ -278,7 +354,9 @@ export class InstancesStore {
     if (index !== undefined && index >= instance.gpu_nums) {
       throw paramError("index", `must be below gpu_nums (${instance.gpu_nums})`);
     }
-    instance.utilization = instance.utilization.map((u, i) => (index === undefined || i === index ? { ...value } : u));
+    instance.utilization = instance.utilization.map((u, i) =>
+      index === undefined || i === index ? { ...value } : u,
+    );
     this.refreshIdle(instance, this.now());
   }
 
@@ -341,7 +419,11 @@ export class InstancesStore {
     this.instances.clear();
   }
 
-  private create(owner: string, input: { gpu_uuid: string; gpu_nums: number }, source: Source): CreatedInstance {
+  private create(
+    owner: string,
+    input: { gpu_uuid: string; gpu_nums: number },
+    source: Source,
+  ): CreatedInstance {
     const gpu = this.catalogue.usableGpu(input.gpu_uuid);
     this.requireFirstHour(owner, source.pod_uuid, gpu.gpu_uuid, input.gpu_nums, CHARGING_TYPE.PAY_AS_YOU_GO);
     const now = this.now();
@@ -369,7 +451,12 @@ export class InstancesStore {
       idle_next_check_at: null,
       utilization: idleGpus(input.gpu_nums),
       billed_until: now,
-      ssh: { host: `ssh-${short}.gpucloud.local`, port: 20000 + (parseInt(short, 16) % 40000), username: "root", password: newSecret() },
+      ssh: {
+        host: `ssh-${short}.gpucloud.local`,
+        port: 20000 + (parseInt(short, 16) % 40000),
+        username: "root",
+        password: newSecret(),
+      },
       http_host: `${short}-8888.gpucloud.local`,
     };
     this.instances.set(uuid, instance);
@@ -383,11 +470,18 @@ export class InstancesStore {
   }
 
   private requireFrom(instance: InstanceRecord, operation: PowerOperation): void {
-    if (!INSTANCE_TRANSITIONS[operation].from.includes(instance.status)) throw notAllowed(instance, operation);
+    if (!INSTANCE_TRANSITIONS[operation].from.includes(instance.status))
+      throw notAllowed(instance, operation);
   }
 
   /** Creation and start need the balance to cover at least one hour (the emulator's reading of pre-payment). */
-  private requireFirstHour(owner: string, podUuid: string, gpuUuid: string, gpuNums: number, chargingType: number): void {
+  private requireFirstHour(
+    owner: string,
+    podUuid: string,
+    gpuUuid: string,
+    gpuNums: number,
+    chargingType: number,
+  ): void {
     if (chargingType === CHARGING_TYPE.SUBSCRIPTION) return;
     this.wallet.requireAvailable(owner, this.hourlyPrice(podUuid, gpuUuid, gpuNums));
   }
@@ -417,7 +511,8 @@ export class InstancesStore {
     if (!billed && instance.billed_until !== null) this.chargeUntil(instance, now);
     if (status === STATUS.RUNNING) {
       instance.start_time = now;
-      if (instance.idle_close && instance.idle_next_check_at === null) instance.idle_next_check_at = now + IDLE_CHECK_SECONDS;
+      if (instance.idle_close && instance.idle_next_check_at === null)
+        instance.idle_next_check_at = now + IDLE_CHECK_SECONDS;
     } else {
       instance.idle_next_check_at = null;
     }
@@ -462,7 +557,11 @@ export class InstancesStore {
 
   /** Keeps `idle_since`: when the current idle stretch began, or null while busy, stopped or without a policy. */
   private refreshIdle(instance: InstanceRecord, now: number): void {
-    if (!instance.idle_close || instance.status !== STATUS.RUNNING || !isIdle(instance.utilization, instance.idle_close)) {
+    if (
+      !instance.idle_close ||
+      instance.status !== STATUS.RUNNING ||
+      !isIdle(instance.utilization, instance.idle_close)
+    ) {
       instance.idle_since = null;
     } else if (instance.idle_since === null) {
       instance.idle_since = now;
@@ -493,7 +592,9 @@ function effectiveThreshold(value: number): number | undefined {
 export function isIdle(utilization: readonly Utilization[], policy: IdlePolicy): boolean {
   const gpuLimit = effectiveThreshold(policy.idle_gpu_threshold);
   const fbLimit = effectiveThreshold(policy.idle_fb_threshold);
-  return utilization.every((u) => (gpuLimit === undefined || u.gpu <= gpuLimit) && (fbLimit === undefined || u.fb <= fbLimit));
+  return utilization.every(
+    (u) => (gpuLimit === undefined || u.gpu <= gpuLimit) && (fbLimit === undefined || u.fb <= fbLimit),
+  );
 }
 
 function dueTimes(instance: InstanceRecord): number[] {

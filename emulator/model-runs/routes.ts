@@ -14,7 +14,9 @@ const submitBody = z.object({
 });
 const listQuery = z.object({
   ...pagingQuery,
-  status: z.enum(MODEL_RUN_STATUSES, { message: `must be one of ${MODEL_RUN_STATUSES.join(", ")}` }).optional(),
+  status: z
+    .enum(MODEL_RUN_STATUSES, { message: `must be one of ${MODEL_RUN_STATUSES.join(", ")}` })
+    .optional(),
 });
 const cancelBody = z.object({ run_id: z.string().min(1) });
 const eventsQuery = z.object({ run_id: z.string().min(1) });

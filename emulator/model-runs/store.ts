@@ -2,22 +2,46 @@ import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/errors";
 import { paginate } from "../core/validation";
 import { money, Wallet } from "../core/wallet";
-import { checkMediaValue, LabelBook, MediaContext, MediaInputProblem, MediaValue } from "../assets/media-inputs";
+import {
+  checkMediaValue,
+  LabelBook,
+  MediaContext,
+  MediaInputProblem,
+  MediaValue,
+} from "../assets/media-inputs";
 import { MediaType } from "../assets/media-types";
 import { AssetStore } from "../assets/store";
 import { GENERATION_CATEGORIES, GenerationCategory, VIDEO_MODELS, VideoModel } from "./models";
 
 export type ModelRunStatus = "created" | "queued" | "running" | "completed" | "failed" | "cancelled";
-export const MODEL_RUN_STATUSES: readonly ModelRunStatus[] = ["created", "queued", "running", "completed", "failed", "cancelled"];
+export const MODEL_RUN_STATUSES: readonly ModelRunStatus[] = [
+  "created",
+  "queued",
+  "running",
+  "completed",
+  "failed",
+  "cancelled",
+];
 type SettlementStatus = "pending" | "settled" | "released";
-type EventType = "created" | "reserved" | "gateway_submitted" | "gateway_refreshed" | "settled" | "released" | "cancelled" | "failed";
+type EventType =
+  | "created"
+  | "reserved"
+  | "gateway_submitted"
+  | "gateway_refreshed"
+  | "settled"
+  | "released"
+  | "cancelled"
+  | "failed";
 
 /**
  * The run lifecycle as data (DESIGN §5: 5 s queued, then 30 s running). The outcome is decided at
  * submit: a prompt containing FAILURE_MARKER makes the gateway report a failure (the emulator's
  * documented trigger; spec "External model run": failure causes not shown).
  */
-export const MODEL_RUN_STAGES: Record<"queued" | "running", { seconds: number; next: "running" | "outcome" }> = {
+export const MODEL_RUN_STAGES: Record<
+  "queued" | "running",
+  { seconds: number; next: "running" | "outcome" }
+> = {
   queued: { seconds: 5, next: "running" },
   running: { seconds: 30, next: "outcome" },
 };
@@ -85,7 +109,11 @@ const KNOWN_INPUTS = new Set([
   "ratio",
   "contains_real_person_material",
 ]);
-const REFERENCE_LISTS: Record<"images" | "videos" | "audios", MediaType> = { images: "image", videos: "video", audios: "audio" };
+const REFERENCE_LISTS: Record<"images" | "videos" | "audios", MediaType> = {
+  images: "image",
+  videos: "video",
+  audios: "audio",
+};
 
 /** `YYYY-MM-DD HH:MM:SS` (spec "External model run": created_at in local time format); the emulator's local time is UTC. */
 export function localTime(seconds: number): string {
@@ -217,7 +245,9 @@ export class ModelRunStore {
   restore(state: unknown): void {
     const snapshot = state as ModelRunSnapshot;
     this.runs = new Map(snapshot.runs.map((r) => [r.run_id, structuredClone(r)]));
-    this.byIdempotencyKey = new Map(snapshot.runs.map((r) => [`${r.key_scope}\n${r.idempotency_key}`, r.run_id]));
+    this.byIdempotencyKey = new Map(
+      snapshot.runs.map((r) => [`${r.key_scope}\n${r.idempotency_key}`, r.run_id]),
+    );
     this.seq = snapshot.seq;
   }
 
@@ -271,28 +301,48 @@ export class ModelRunStore {
   private checkInputs(raw: Record<string, unknown>, user: string, now: number) {
     for (const name of Object.keys(raw)) {
       // Spec lists the accepted inputs; an unknown name is refused so a typo does not pass silently.
-      if (!KNOWN_INPUTS.has(name)) throw paramError(`inputs.${name}`, `is not a known input (known: ${[...KNOWN_INPUTS].join(", ")})`);
+      if (!KNOWN_INPUTS.has(name))
+        throw paramError(`inputs.${name}`, `is not a known input (known: ${[...KNOWN_INPUTS].join(", ")})`);
     }
     const modelName = requireString(raw, "model");
     const prompt = requireString(raw, "prompt");
     const model = this.models.find((m) => m.model === modelName);
-    if (!model) throw paramError("inputs.model", `unknown video model ${modelName} (known: ${this.models.map((m) => m.model).join(", ")})`);
+    if (!model)
+      throw paramError(
+        "inputs.model",
+        `unknown video model ${modelName} (known: ${this.models.map((m) => m.model).join(", ")})`,
+      );
 
-    const category = optional(raw, "generation_category", "a string", (v): v is string => typeof v === "string") ?? "text_to_video";
+    const category =
+      optional(raw, "generation_category", "a string", (v): v is string => typeof v === "string") ??
+      "text_to_video";
     if (!(GENERATION_CATEGORIES as readonly string[]).includes(category)) {
       throw paramError("inputs.generation_category", `must be one of ${GENERATION_CATEGORIES.join(", ")}`);
     }
     if (!model.generation_categories.includes(category as GenerationCategory)) {
-      throw paramError("inputs.generation_category", `${model.model} supports ${model.generation_categories.join(", ")}`);
+      throw paramError(
+        "inputs.generation_category",
+        `${model.model} supports ${model.generation_categories.join(", ")}`,
+      );
     }
-    const duration = optional(raw, "duration", "an integer", (v): v is number => Number.isInteger(v)) ?? model.default_duration;
+    const duration =
+      optional(raw, "duration", "an integer", (v): v is number => Number.isInteger(v)) ??
+      model.default_duration;
     if (duration < model.min_duration || duration > model.max_duration) {
-      throw paramError("inputs.duration", `must be from ${model.min_duration} to ${model.max_duration} seconds for ${model.model}`);
+      throw paramError(
+        "inputs.duration",
+        `must be from ${model.min_duration} to ${model.max_duration} seconds for ${model.model}`,
+      );
     }
-    const resolution = optional(raw, "resolution", "a string", (v): v is string => typeof v === "string") ?? model.default_resolution;
+    const resolution =
+      optional(raw, "resolution", "a string", (v): v is string => typeof v === "string") ??
+      model.default_resolution;
     const rate = model.price_per_second[resolution];
     if (rate === undefined) {
-      throw paramError("inputs.resolution", `must be one of ${Object.keys(model.price_per_second).join(", ")} for ${model.model}`);
+      throw paramError(
+        "inputs.resolution",
+        `must be one of ${Object.keys(model.price_per_second).join(", ")} for ${model.model}`,
+      );
     }
     const ratio = optional(raw, "ratio", "a string", (v): v is string => typeof v === "string");
     if (ratio !== undefined && !model.ratios.includes(ratio)) {
@@ -301,7 +351,14 @@ export class ModelRunStore {
     optional(raw, "contains_real_person_material", "a boolean", (v): v is boolean => typeof v === "boolean");
 
     const media: MediaContext = { assets: this.assets, owner: user, now, labels: new LabelBook() };
-    const inputs: Record<string, unknown> = { ...raw, model: model.model, prompt, generation_category: category, duration, resolution };
+    const inputs: Record<string, unknown> = {
+      ...raw,
+      model: model.model,
+      prompt,
+      generation_category: category,
+      duration,
+      resolution,
+    };
     const needsFirst = category === "first_frame_to_video" || category === "first_last_frame_to_video";
     const needsLast = category === "first_last_frame_to_video";
     // Labels bind to resources in request order (spec submit rule 7), so media is checked in the order sent.
@@ -311,11 +368,15 @@ export class ModelRunStore {
       } else if (name === "images" || name === "videos" || name === "audios") {
         const list = raw[name];
         if (!Array.isArray(list)) throw paramError(`inputs.${name}`, "must be an array of resources");
-        inputs[name] = list.map((item, i) => checkMedia(`inputs.${name}[${i}]`, item, REFERENCE_LISTS[name], media));
+        inputs[name] = list.map((item, i) =>
+          checkMedia(`inputs.${name}[${i}]`, item, REFERENCE_LISTS[name], media),
+        );
       }
     }
-    if (needsFirst && raw.first_frame === undefined) throw paramError("inputs.first_frame", `is required for ${category}`);
-    if (needsLast && raw.last_frame === undefined) throw paramError("inputs.last_frame", `is required for ${category}`);
+    if (needsFirst && raw.first_frame === undefined)
+      throw paramError("inputs.first_frame", `is required for ${category}`);
+    if (needsLast && raw.last_frame === undefined)
+      throw paramError("inputs.last_frame", `is required for ${category}`);
     return { model, inputs, price: new Decimal(rate).times(duration) };
   }
 
@@ -351,11 +412,17 @@ export class ModelRunStore {
 function requireString(raw: Record<string, unknown>, name: string): string {
   const value = raw[name];
   if (value === undefined) throw paramError(`inputs.${name}`, "is required");
-  if (typeof value !== "string" || value.trim() === "") throw paramError(`inputs.${name}`, "must be a non-empty string");
+  if (typeof value !== "string" || value.trim() === "")
+    throw paramError(`inputs.${name}`, "must be a non-empty string");
   return value;
 }
 
-function optional<T>(raw: Record<string, unknown>, name: string, what: string, test: (v: unknown) => v is T): T | undefined {
+function optional<T>(
+  raw: Record<string, unknown>,
+  name: string,
+  what: string,
+  test: (v: unknown) => v is T,
+): T | undefined {
   const value = raw[name];
   if (value === undefined) return undefined;
   if (!test(value)) throw paramError(`inputs.${name}`, `must be ${what}`);

@@ -42,27 +42,35 @@ export function checkWorkflowInputs(
   const checked: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(inputs)) {
     if (name === LEGACY_FLAG) {
-      if (typeof value !== "boolean") throw engineRejection(`invalid input ${name}`, `inputs.${name} must be a boolean`);
+      if (typeof value !== "boolean")
+        throw engineRejection(`invalid input ${name}`, `inputs.${name} must be a boolean`);
       checked[name] = value;
       continue;
     }
     const entry = byName.get(name);
     if (!entry) {
       const declared = manifest.map((e) => e.name).join(", ");
-      throw engineRejection(`unknown input ${name}`, `inputs.${name} is not in the manifest; declared names: ${declared}`);
+      throw engineRejection(
+        `unknown input ${name}`,
+        `inputs.${name} is not in the manifest; declared names: ${declared}`,
+      );
     }
     checked[name] = checkValue(entry, value, media);
   }
   // Spec rule 5 says a missing required input makes "the run fail"; refusing at submit fails it before any charge.
   const missing = manifest.filter((entry) => entry.required && !(entry.name in inputs)).map((e) => e.name);
   if (missing.length > 0) {
-    throw engineRejection(`missing required input ${missing[0]}`, `required inputs not sent: ${missing.join(", ")}`);
+    throw engineRejection(
+      `missing required input ${missing[0]}`,
+      `required inputs not sent: ${missing.join(", ")}`,
+    );
   }
   return checked;
 }
 
 function checkValue(entry: ManifestEntry, value: unknown, media: MediaContext): unknown {
-  const refuse = (rule: string): ApiError => engineRejection(`invalid input ${entry.name}`, `inputs.${entry.name} ${rule}`);
+  const refuse = (rule: string): ApiError =>
+    engineRejection(`invalid input ${entry.name}`, `inputs.${entry.name} ${rule}`);
   if (entry.ui_schema?.control === "select") {
     const options = entry.ui_schema.options;
     if (!options.some((option) => option.value === value)) {
@@ -86,7 +94,8 @@ function checkValue(entry: ManifestEntry, value: unknown, media: MediaContext): 
   }
   switch (entry.value_type) {
     case "string":
-      if (typeof value !== "string") throw refuse(`must be a JSON string (value_type string); got ${JSON.stringify(value)}`);
+      if (typeof value !== "string")
+        throw refuse(`must be a JSON string (value_type string); got ${JSON.stringify(value)}`);
       return value;
     case "int":
       if (typeof value !== "number" || !Number.isInteger(value)) {
@@ -99,7 +108,8 @@ function checkValue(entry: ManifestEntry, value: unknown, media: MediaContext): 
       }
       return value;
     case "bool":
-      if (typeof value !== "boolean") throw refuse(`must be true or false, not a string (value_type bool); got ${JSON.stringify(value)}`);
+      if (typeof value !== "boolean")
+        throw refuse(`must be true or false, not a string (value_type bool); got ${JSON.stringify(value)}`);
       return value;
     default:
       throw refuse(`has value_type ${entry.value_type}, which this engine does not know`);

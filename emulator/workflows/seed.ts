@@ -65,7 +65,9 @@ export interface WorkflowDefinition {
 const GPU_MODELS = ["4080", "4090D", "5090"];
 
 export function gpuModelOf(revision: WorkflowRevision): string {
-  return revision.gpu_model !== undefined && GPU_MODELS.includes(revision.gpu_model) ? revision.gpu_model : "4080";
+  return revision.gpu_model !== undefined && GPU_MODELS.includes(revision.gpu_model)
+    ? revision.gpu_model
+    : "4080";
 }
 
 function param(
@@ -104,7 +106,14 @@ const portraitCurrent: WorkflowRevision = {
   compute_rate_per_second: "0.01500000",
   external_model_cost: "0.00000000",
   parameters: [
-    param("prompt", "string", true, "a studio portrait, soft light", 1, "What to draw; refer to images with @label."),
+    param(
+      "prompt",
+      "string",
+      true,
+      "a studio portrait, soft light",
+      1,
+      "What to draw; refer to images with @label.",
+    ),
     param("reference_image", "image_input", true, "", 2, "The face to keep."),
     param("style_image", "image", false, "", 3, "Optional style reference."),
     param("negative_prompt", "string", false, "", 4, "What to avoid."),
@@ -274,7 +283,8 @@ export const SEED_WORKFLOWS: readonly WorkflowDefinition[] = [
     owner: { user_id: "gpucloud", display_name: "GPU Cloud Labs" },
     public: true,
     may_incur_external_model_cost: true,
-    external_cost_notice: "Calls an external video model billed on success, up to 0.40 CNY per run, on top of compute.",
+    external_cost_notice:
+      "Calls an external video model billed on success, up to 0.40 CNY per run, on top of compute.",
     updated_at: 1767312000,
     current_revision_id: remixCurrent.revision_id,
     revisions: [remixCurrent],

@@ -115,7 +115,11 @@ export class WorkflowStore {
     const keyword = query.keyword?.trim().toLowerCase() ?? "";
     const tag = query.tag?.trim().toLowerCase() ?? "";
     const matching = this.visible(user)
-      .filter((w) => keyword === "" || [w.title, w.description, ...w.tags].some((t) => t.toLowerCase().includes(keyword)))
+      .filter(
+        (w) =>
+          keyword === "" ||
+          [w.title, w.description, ...w.tags].some((t) => t.toLowerCase().includes(keyword)),
+      )
       .filter((w) => tag === "" || w.tags.some((t) => t.toLowerCase() === tag))
       .sort((a, b) => b.updated_at - a.updated_at || a.workflow_id.localeCompare(b.workflow_id));
     const page = query.page ?? 1;
@@ -183,7 +187,10 @@ export class WorkflowStore {
     const inputs = checkWorkflowInputs(request.inputs ?? {}, revision.parameters, this.assets, user, now);
 
     const runOrderId = this.nextId("wfr");
-    const reservationId = this.wallet.reserve(user, revision.quote_amount, { kind: "workflow_run", resource_id: runOrderId });
+    const reservationId = this.wallet.reserve(user, revision.quote_amount, {
+      kind: "workflow_run",
+      resource_id: runOrderId,
+    });
     const run: RunRecord = {
       run_order_id: runOrderId,
       owner: user,
@@ -329,7 +336,10 @@ export class WorkflowStore {
 
   /** Settles by actual consumption: compute for the running time, plus external model cost on success. */
   private finish(run: RunRecord, at: number): void {
-    const revision = this.revisionOf(this.workflows.find((w) => w.workflow_id === run.workflow_id)!, run.revision_id);
+    const revision = this.revisionOf(
+      this.workflows.find((w) => w.workflow_id === run.workflow_id)!,
+      run.revision_id,
+    );
     const compute = new Decimal(revision.compute_rate_per_second).times(at - (run.started_at ?? at));
     const external = run.outcome === "succeeded" ? new Decimal(revision.external_model_cost) : new Decimal(0);
     const total = compute.plus(external);
@@ -346,9 +356,14 @@ export class WorkflowStore {
     run.settlement_status = "settled";
     if (run.outcome === "succeeded") {
       run.outputs = Object.fromEntries(
-        revision.outputs.map((o) => [o.name, `${OUTPUT_HOST}/${run.run_order_id}/${o.name}.${extensionOf(o.type)}`]),
+        revision.outputs.map((o) => [
+          o.name,
+          `${OUTPUT_HOST}/${run.run_order_id}/${o.name}.${extensionOf(o.type)}`,
+        ]),
       );
-      run.logs.push(log(at, "succeeded", "info", "execution finished", 100, revision.outputs[0]?.node_id ?? ""));
+      run.logs.push(
+        log(at, "succeeded", "info", "execution finished", 100, revision.outputs[0]?.node_id ?? ""),
+      );
     } else {
       run.error_code = "EXECUTION_FAILED";
       run.error_message = `an input contains ${FAILURE_MARKER}, so the emulator failed this run`;
@@ -405,7 +420,14 @@ export class WorkflowStore {
   }
 }
 
-function log(at: number, event_type: string, level: LogEntry["level"], message: string, progress: number, node_id = ""): LogEntry {
+function log(
+  at: number,
+  event_type: string,
+  level: LogEntry["level"],
+  message: string,
+  progress: number,
+  node_id = "",
+): LogEntry {
   return { at, event_type, level, message, node_id, progress_percent: progress };
 }
 

@@ -17,7 +17,10 @@ const MAX_PAGE_SIZE = 100;
 export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
 /** Opens a client for one data source call and always closes it, so no socket outlives the call. */
-export async function withClient<T>(connection: Connection, use: (client: GpuCloudClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  connection: Connection,
+  use: (client: GpuCloudClient) => Promise<T>,
+): Promise<T> {
   const client = new GpuCloudClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey });
   try {
     return await use(client);

@@ -54,7 +54,10 @@ export async function getGpus(args: GetGpusArgs = {}, opts?: DataSourceOptions):
 }
 
 /** `getGpus` over Inputs. */
-export function getGpusOutput(args: InputArgs<GetGpusArgs> = {}, opts?: DataSourceOptions): pulumi.Output<GetGpusResult> {
+export function getGpusOutput(
+  args: InputArgs<GetGpusArgs> = {},
+  opts?: DataSourceOptions,
+): pulumi.Output<GetGpusResult> {
   return lift(getGpus, args, opts);
 }
 
@@ -93,12 +96,21 @@ export function pickGpu(all: GpuModel[], args: GetGpuArgs): GpuModel {
       names,
     );
   }
-  const invalidHit = args.includeInvalid === true ? [] : matchGpuName(all.filter((m) => !m.valid), wanted);
+  const invalidHit =
+    args.includeInvalid === true
+      ? []
+      : matchGpuName(
+          all.filter((m) => !m.valid),
+          wanted,
+        );
   const hint =
     invalidHit.length > 0
       ? ` "${wanted}" exists but is invalid (status 0); pass includeInvalid: true to select it anyway.`
       : "";
-  throw new NoMatchError(`getGpu: no GPU model named "${wanted}" among the ${scope}: ${listForMessage(names)}.${hint}`, names);
+  throw new NoMatchError(
+    `getGpu: no GPU model named "${wanted}" among the ${scope}: ${listForMessage(names)}.${hint}`,
+    names,
+  );
 }
 
 /** `getGpu` over Inputs. */
@@ -141,7 +153,10 @@ export function matchGpuName<T extends { gpuName: string }>(models: T[], wanted:
 }
 
 function words(name: string): string[] {
-  return name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
+  return name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== "");
 }
 
 function containsRun(haystack: string[], needle: string[]): boolean {

@@ -1,5 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { collect, type MarketImage as RawMarketImage, type PersonalImage as RawPersonalImage } from "../../sdk";
+import {
+  collect,
+  type MarketImage as RawMarketImage,
+  type PersonalImage as RawPersonalImage,
+} from "../../sdk";
 import { connect, DataSourceOptions, InputArgs, lift, paging, withClient } from "./client";
 import { cachedCatalogue } from "./catalogue-cache";
 import { withDefined } from "./shape";
@@ -75,9 +79,16 @@ export async function getMarketImages(
 ): Promise<GetMarketImagesResult> {
   const connection = connect(opts, false);
   const pages = paging(opts);
-  const filters = { cuda_version: blankToUndefined(args.cudaVersion), python_version: blankToUndefined(args.pythonVersion) };
-  const raw = await cachedCatalogue({ baseUrl: connection.baseUrl, endpoint: "/image/market/list", filters }, () =>
-    withClient(connection, (client) => collect(client.catalogue.marketImagesAll(definedOnly(filters), pages))),
+  const filters = {
+    cuda_version: blankToUndefined(args.cudaVersion),
+    python_version: blankToUndefined(args.pythonVersion),
+  };
+  const raw = await cachedCatalogue(
+    { baseUrl: connection.baseUrl, endpoint: "/image/market/list", filters },
+    () =>
+      withClient(connection, (client) =>
+        collect(client.catalogue.marketImagesAll(definedOnly(filters), pages)),
+      ),
   );
   return { images: raw.map(toMarketImage) };
 }
@@ -126,7 +137,11 @@ function toMarketImage(raw: RawMarketImage): MarketImage {
   });
 }
 
-const SAVE_STATUS_NAMES: Record<number, PersonalImageSummary["saveImageStatusName"]> = { 1: "uploading", 2: "saved", 3: "failed" };
+const SAVE_STATUS_NAMES: Record<number, PersonalImageSummary["saveImageStatusName"]> = {
+  1: "uploading",
+  2: "saved",
+  3: "failed",
+};
 
 function toPersonalImage(raw: RawPersonalImage): PersonalImageSummary {
   const status = raw.save_image_status;
@@ -149,6 +164,8 @@ function blankToUndefined(value: string | undefined): string | undefined {
   return trimmed === "" ? undefined : trimmed;
 }
 
-function definedOnly<T extends Record<string, string | undefined>>(filters: T): Partial<Record<keyof T, string>> {
+function definedOnly<T extends Record<string, string | undefined>>(
+  filters: T,
+): Partial<Record<keyof T, string>> {
   return withDefined(filters) as Partial<Record<keyof T, string>>;
 }

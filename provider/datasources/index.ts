@@ -22,4 +22,10 @@ export type { InstanceService, InstanceSummary, GetInstancesResult } from "./ins
 export { getBalance, getBalanceOutput } from "./account";
 export type { Balance } from "./account";
 export { getWorkflow, getWorkflowOutput } from "./workflows";
-export type { ParameterOption, WorkflowParameter, WorkflowOutput, Workflow, GetWorkflowArgs } from "./workflows";
+export type {
+  ParameterOption,
+  WorkflowParameter,
+  WorkflowOutput,
+  Workflow,
+  GetWorkflowArgs,
+} from "./workflows";

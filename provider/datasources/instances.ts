@@ -95,12 +95,14 @@ function toInstanceSummary(raw: RawInstance): InstanceSummary {
       enable: raw.shutdown_regular.enable,
       shutdownTime: raw.shutdown_regular.shutdown_time,
     },
-    idleClose: raw.idle_close ? {
-      idlePeriodMinutes: raw.idle_close.idle_period_minutes,
-      destroy: raw.idle_close.destroy,
-      gpuThreshold: raw.idle_close.idle_gpu_threshold,
-      memoryThreshold: raw.idle_close.idle_fb_threshold,
-    } : undefined,
+    idleClose: raw.idle_close
+      ? {
+          idlePeriodMinutes: raw.idle_close.idle_period_minutes,
+          destroy: raw.idle_close.destroy,
+          gpuThreshold: raw.idle_close.idle_gpu_threshold,
+          memoryThreshold: raw.idle_close.idle_fb_threshold,
+        }
+      : undefined,
     saveImageStatus: raw.save_image_status,
   });
 }
@@ -111,6 +113,10 @@ function toService(raw: ServerMapEntry): InstanceService {
     url: raw.url ?? "",
     portType: raw.port_type ?? "",
     protocol: raw.protocol ?? "",
-    ssh: raw.ssh_info && { host: raw.ssh_info.host, port: raw.ssh_info.port, username: raw.ssh_info.username },
+    ssh: raw.ssh_info && {
+      host: raw.ssh_info.host,
+      port: raw.ssh_info.port,
+      username: raw.ssh_info.username,
+    },
   });
 }

@@ -57,7 +57,10 @@ export async function getPods(args: GetPodsArgs = {}, opts?: DataSourceOptions):
 }
 
 /** `getPods` over Inputs. */
-export function getPodsOutput(args: InputArgs<GetPodsArgs> = {}, opts?: DataSourceOptions): pulumi.Output<GetPodsResult> {
+export function getPodsOutput(
+  args: InputArgs<GetPodsArgs> = {},
+  opts?: DataSourceOptions,
+): pulumi.Output<GetPodsResult> {
   return lift(getPods, args, opts);
 }
 
@@ -94,20 +97,29 @@ export function pickPod(pods: Pod[], args: GetPodArgs): SelectedPod {
     const titles = pods.map((p) => p.title);
     const near = titles.filter((t) => t.toLowerCase().includes(title.toLowerCase()));
     const hint = near.length > 0 ? ` Did you mean ${listForMessage(near.map((t) => `"${t}"`))}?` : "";
-    throw new NoMatchError(`getPod: no pod is titled "${title}".${hint} Pods: ${listForMessage(titles)}.`, titles);
+    throw new NoMatchError(
+      `getPod: no pod is titled "${title}".${hint} Pods: ${listForMessage(titles)}.`,
+      titles,
+    );
   }
   const pod = matches[0];
   if (args.tag === undefined) {
     return pod.latestTag === undefined ? pod : { ...pod, tag: pod.latestTag };
   }
   if (!pod.tags.includes(args.tag)) {
-    throw new NoMatchError(`getPod: pod "${title}" has no tag "${args.tag}"; its tags are ${listForMessage(pod.tags)}.`, pod.tags);
+    throw new NoMatchError(
+      `getPod: pod "${title}" has no tag "${args.tag}"; its tags are ${listForMessage(pod.tags)}.`,
+      pod.tags,
+    );
   }
   return { ...pod, tag: args.tag };
 }
 
 /** `getPod` over Inputs. */
-export function getPodOutput(args: InputArgs<GetPodArgs>, opts?: DataSourceOptions): pulumi.Output<SelectedPod> {
+export function getPodOutput(
+  args: InputArgs<GetPodArgs>,
+  opts?: DataSourceOptions,
+): pulumi.Output<SelectedPod> {
   return lift(getPod, args, opts);
 }
 
@@ -115,14 +127,24 @@ function podCatalogue(opts: DataSourceOptions | undefined, name: string | undefi
   const connection = connect(opts, false);
   const pages = paging(opts);
   const filter = name === "" ? undefined : name;
-  return cachedCatalogue({ baseUrl: connection.baseUrl, endpoint: "/pod/list", filters: { name: filter } }, () =>
-    withClient(connection, (client) => collect(client.catalogue.podsAll(filter === undefined ? {} : { name: filter }, pages))),
+  return cachedCatalogue(
+    { baseUrl: connection.baseUrl, endpoint: "/pod/list", filters: { name: filter } },
+    () =>
+      withClient(connection, (client) =>
+        collect(client.catalogue.podsAll(filter === undefined ? {} : { name: filter }, pages)),
+      ),
   );
 }
 
 function toPod(raw: RawPod): Pod {
   const tags = [...(raw.pod_tag ?? [])];
-  const pod: Pod = { podUuid: raw.uuid, title: raw.title, remark: raw.remark ?? "", tags, currency: CURRENCY };
+  const pod: Pod = {
+    podUuid: raw.uuid,
+    title: raw.title,
+    remark: raw.remark ?? "",
+    tags,
+    currency: CURRENCY,
+  };
   const latest = latestTag(tags);
   if (latest !== undefined) {
     pod.latestTag = latest;

@@ -81,7 +81,9 @@ export interface PriceEstimate {
 export function estimateHourlyPrice(args: EstimateHourlyPriceArgs): PriceEstimate {
   const { pod, gpu, gpuNums } = args;
   if (!(GPU_NUMS as readonly number[]).includes(gpuNums)) {
-    throw new RangeError(`estimateHourlyPrice: gpuNums is ${gpuNums}; allowed values are ${GPU_NUMS.join(", ")}.`);
+    throw new RangeError(
+      `estimateHourlyPrice: gpuNums is ${gpuNums}; allowed values are ${GPU_NUMS.join(", ")}.`,
+    );
   }
   const podHourly = hourlyPriceOf("pod", pod);
   const gpuHourly = hourlyPriceOf("gpu", gpu);
@@ -102,18 +104,26 @@ export function estimateHourlyPrice(args: EstimateHourlyPriceArgs): PriceEstimat
 function hourlyPriceOf(what: "pod" | "gpu", priced: HourlyPriced): number {
   const hourly = priced.hourlyPrice;
   if (hourly === undefined) {
-    throw new RangeError(`estimateHourlyPrice: the ${what} has no hourly price (the catalogue lists none), so no estimate can be made.`);
+    throw new RangeError(
+      `estimateHourlyPrice: the ${what} has no hourly price (the catalogue lists none), so no estimate can be made.`,
+    );
   }
   if (!Number.isFinite(hourly) || hourly < 0) {
-    throw new RangeError(`estimateHourlyPrice: ${what}.hourlyPrice is ${hourly}; it must be a number of at least 0.`);
+    throw new RangeError(
+      `estimateHourlyPrice: ${what}.hourlyPrice is ${hourly}; it must be a number of at least 0.`,
+    );
   }
   if (priced.currency !== CURRENCY) {
-    throw new RangeError(`estimateHourlyPrice: ${what}.currency is "${priced.currency}"; only ${CURRENCY} prices can be added.`);
+    throw new RangeError(
+      `estimateHourlyPrice: ${what}.currency is "${priced.currency}"; only ${CURRENCY} prices can be added.`,
+    );
   }
   return hourly;
 }
 
 /** `estimateHourlyPrice` over Inputs, e.g. the `...Output` forms of `getPod` and `getGpu`. */
-export function estimateHourlyPriceOutput(args: InputArgs<EstimateHourlyPriceArgs>): pulumi.Output<PriceEstimate> {
+export function estimateHourlyPriceOutput(
+  args: InputArgs<EstimateHourlyPriceArgs>,
+): pulumi.Output<PriceEstimate> {
   return pulumi.output(args).apply((resolved) => estimateHourlyPrice(resolved as EstimateHourlyPriceArgs));
 }

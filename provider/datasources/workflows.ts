@@ -103,7 +103,10 @@ export async function getWorkflow(args: GetWorkflowArgs, opts?: DataSourceOption
 }
 
 /** `getWorkflow` over Inputs. */
-export function getWorkflowOutput(args: InputArgs<GetWorkflowArgs>, opts?: DataSourceOptions): pulumi.Output<Workflow> {
+export function getWorkflowOutput(
+  args: InputArgs<GetWorkflowArgs>,
+  opts?: DataSourceOptions,
+): pulumi.Output<Workflow> {
   return lift(getWorkflow, args, opts);
 }
 

@@ -1,6 +1,4 @@
-import {
-  AuthenticationError,
-} from "pulumi-gpucloud/sdk";
+import { AuthenticationError } from "pulumi-gpucloud/sdk";
 import {
   clearCatalogueCache,
   getBalance,
@@ -61,7 +59,11 @@ describe("one catalogue fetch per run", () => {
 
   it("fetches once per distinct filter", async () => {
     const opts = connectionFor(emu);
-    await Promise.all([getPods({ name: "webui" }, opts), getPods({ name: "webui" }, opts), getPods({}, opts)]);
+    await Promise.all([
+      getPods({ name: "webui" }, opts),
+      getPods({ name: "webui" }, opts),
+      getPods({}, opts),
+    ]);
     await Promise.all([
       getMarketImages({ cudaVersion: "12.4" }, opts),
       getMarketImages({ cudaVersion: "12.4" }, opts),

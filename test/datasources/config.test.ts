@@ -1,7 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { inspect } from "node:util";
 import { AuthenticationError } from "pulumi-gpucloud/sdk";
-import { ConfigurationError, getBalance, getBalanceOutput, getMarketImages, getPods } from "../../provider/datasources";
+import {
+  ConfigurationError,
+  getBalance,
+  getBalanceOutput,
+  getMarketImages,
+  getPods,
+} from "../../provider/datasources";
 import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
 import { resolveOutput } from "./outputs";
 
@@ -33,13 +39,17 @@ describe("where the connection comes from", () => {
   it("reads them from Pulumi config, which wins over the environment", async () => {
     process.env.GPUCLOUD_BASE_URL = "http://127.0.0.1:1";
     process.env.GPUCLOUD_API_KEY = "stale-key";
-    pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emu.url, "gpucloud:apiKey": API_KEY }, ["gpucloud:apiKey"]);
+    pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emu.url, "gpucloud:apiKey": API_KEY }, [
+      "gpucloud:apiKey",
+    ]);
     await expect(getBalance()).resolves.toMatchObject({ currency: "CNY" });
   });
 
   it("lets explicit options win over config", async () => {
     pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": "http://127.0.0.1:1", "gpucloud:apiKey": "stale-key" });
-    await expect(getBalance({ baseUrl: `${emu.url}/`, apiKey: API_KEY })).resolves.toMatchObject({ currency: "CNY" });
+    await expect(getBalance({ baseUrl: `${emu.url}/`, apiKey: API_KEY })).resolves.toMatchObject({
+      currency: "CNY",
+    });
   });
 
   it("needs only the base URL for the public pod and market image lists", async () => {
@@ -77,7 +87,10 @@ describe("configuration errors", () => {
   it.each([
     ["not a url", "it is not a URL"],
     ["ftp://127.0.0.1:21", "its scheme ftp: is neither http: nor https:"],
-    ["http://127.0.0.1:8787/api/open/v2", "it already ends with /api/open/v2, which the client appends; drop that suffix"],
+    [
+      "http://127.0.0.1:8787/api/open/v2",
+      "it already ends with /api/open/v2, which the client appends; drop that suffix",
+    ],
   ])("refuses the base URL %j: %s", async (url, why) => {
     await expect(getBalance({ baseUrl: url, apiKey: API_KEY })).rejects.toThrow(
       `The GPU cloud base URL "${url}" is invalid: ${why}. Fix \`gpucloud:baseUrl\` in the stack config or the environment variable GPUCLOUD_BASE_URL.`,
@@ -93,7 +106,9 @@ describe("the API key stays secret", () => {
   const secretKey = "sk-live-9f8e7d6c5b4a-DO-NOT-LEAK";
 
   it("does not appear in an authentication failure", async () => {
-    pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emu.url, "gpucloud:apiKey": secretKey }, ["gpucloud:apiKey"]);
+    pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emu.url, "gpucloud:apiKey": secretKey }, [
+      "gpucloud:apiKey",
+    ]);
     const error: unknown = await getBalance().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(inspect(error, { depth: 5 })).not.toContain(secretKey);
@@ -101,7 +116,9 @@ describe("the API key stays secret", () => {
   });
 
   it("does not appear in a configuration error", async () => {
-    const error: unknown = await getBalance({ baseUrl: "nonsense", apiKey: secretKey }).catch((e: unknown) => e);
+    const error: unknown = await getBalance({ baseUrl: "nonsense", apiKey: secretKey }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(inspect(error, { depth: 5 })).not.toContain(secretKey);
   });

@@ -1,4 +1,11 @@
-import { AmbiguousMatchError, getGpu, getGpuOutput, getGpus, getGpusOutput, NoMatchError } from "../../provider/datasources";
+import {
+  AmbiguousMatchError,
+  getGpu,
+  getGpuOutput,
+  getGpus,
+  getGpusOutput,
+  NoMatchError,
+} from "../../provider/datasources";
 import { GpuModel, matchGpuName, pickGpu } from "../../provider/datasources/gpus";
 import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
 import { resolveOutput } from "./outputs";
@@ -44,11 +51,14 @@ describe("getGpus", () => {
 });
 
 describe("getGpu", () => {
-  it.each(["4090D", "4090d", " 4090D "])("finds the 4090D model from %j, ignoring case and spaces", async (name) => {
-    const gpu = await getGpu({ name }, opts);
-    expect(gpu.gpuName).toBe("4090D");
-    expect(gpu.valid).toBe(true);
-  });
+  it.each(["4090D", "4090d", " 4090D "])(
+    "finds the 4090D model from %j, ignoring case and spaces",
+    async (name) => {
+      const gpu = await getGpu({ name }, opts);
+      expect(gpu.gpuName).toBe("4090D");
+      expect(gpu.valid).toBe(true);
+    },
+  );
 
   it("gives the same model as getGpus", async () => {
     const [{ gpus }, gpu] = await Promise.all([getGpus({}, opts), getGpu({ name: "5090" }, opts)]);
@@ -58,7 +68,9 @@ describe("getGpu", () => {
   it("does not take 4090 for 4090D, and lists the valid models", async () => {
     const failure = getGpu({ name: "4090" }, opts);
     await expect(failure).rejects.toBeInstanceOf(NoMatchError);
-    await expect(failure).rejects.toThrow('no GPU model named "4090" among the valid GPU models: 4080, 4090D, 5090');
+    await expect(failure).rejects.toThrow(
+      'no GPU model named "4090" among the valid GPU models: 4080, 4090D, 5090',
+    );
     await expect(failure).rejects.toMatchObject({ available: ["4080", "4090D", "5090"] });
   });
 
@@ -102,7 +114,9 @@ describe("choosing a GPU model by name", () => {
   });
 
   it("matches whole words of a longer name, never part of a word", () => {
-    expect(pickGpu([model("NVIDIA RTX 4090D"), model("5090")], { name: "rtx-4090d" }).gpuName).toBe("NVIDIA RTX 4090D");
+    expect(pickGpu([model("NVIDIA RTX 4090D"), model("5090")], { name: "rtx-4090d" }).gpuName).toBe(
+      "NVIDIA RTX 4090D",
+    );
     expect(matchGpuName([model("4090D")], "4090")).toEqual([]);
   });
 
@@ -119,7 +133,7 @@ describe("choosing a GPU model by name", () => {
     const catalogue = [model("4080"), model("4080", 0)];
     expect(pickGpu(catalogue, { name: "4080" }).valid).toBe(true);
     expect(() => pickGpu(catalogue, { name: "4080", includeInvalid: true })).toThrow(
-      'matches 2 GPU models: 4080 (uuid-4080), 4080 (uuid-4080, invalid)',
+      "matches 2 GPU models: 4080 (uuid-4080), 4080 (uuid-4080, invalid)",
     );
   });
 });

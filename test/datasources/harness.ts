@@ -18,7 +18,12 @@ export async function startFrozenEmulator(): Promise<RunningEmulator> {
   return startEmulator({ port: 0, apiKeys: [`${USER}:${API_KEY}`, `other-user:${OTHER_KEY}`], timeScale: 0 });
 }
 
-export async function admin(emu: RunningEmulator, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function admin(
+  emu: RunningEmulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const response = await fetch(`${emu.url}/_emulator${path}`, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },

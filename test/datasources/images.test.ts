@@ -7,7 +7,15 @@ import {
   getPersonalImagesOutput,
   getPod,
 } from "../../provider/datasources";
-import { advance, connectionFor, freshStart, OTHER_KEY, requests, RunningEmulator, startFrozenEmulator } from "./harness";
+import {
+  advance,
+  connectionFor,
+  freshStart,
+  OTHER_KEY,
+  requests,
+  RunningEmulator,
+  startFrozenEmulator,
+} from "./harness";
 import { resolveOutput } from "./outputs";
 
 let emu: RunningEmulator;
@@ -42,7 +50,9 @@ describe("getMarketImages", () => {
     expect(byCuda.images.length).toBeLessThan(all.length);
     expect(byCuda.images.every((i) => i.components.cuda === cuda)).toBe(true);
     expect(byPython.images.every((i) => i.components.python === python)).toBe(true);
-    expect(byBoth.images.every((i) => i.components.cuda === cuda && i.components.python === python)).toBe(true);
+    expect(byBoth.images.every((i) => i.components.cuda === cuda && i.components.python === python)).toBe(
+      true,
+    );
     expect(byBoth.images.map((i) => i.imageUuid)).toContain(all[0].imageUuid);
   });
 
@@ -55,7 +65,9 @@ describe("getMarketImages", () => {
   });
 
   it("has an Output form that takes Inputs", async () => {
-    const { images } = await resolveOutput(getMarketImagesOutput({ cudaVersion: Promise.resolve("12.4") }, { baseUrl: emu.url }));
+    const { images } = await resolveOutput(
+      getMarketImagesOutput({ cudaVersion: Promise.resolve("12.4") }, { baseUrl: emu.url }),
+    );
     expect(images.length).toBeGreaterThan(0);
     expect(images.every((i) => i.components.cuda === "12.4")).toBe(true);
   });
@@ -70,7 +82,11 @@ describe("getPersonalImages", () => {
     const gpu = await getGpu({ name: "4080" }, opts);
     const client = new GpuCloudClient({ baseUrl: emu.url, apiKey: opts.apiKey });
     try {
-      const instance = await client.instances.createByPod({ pod_uuid: pod.podUuid, gpu_uuid: gpu.gpuUuid, gpu_nums: 1 });
+      const instance = await client.instances.createByPod({
+        pod_uuid: pod.podUuid,
+        gpu_uuid: gpu.gpuUuid,
+        gpu_nums: 1,
+      });
       await advance(emu, 60);
       await client.instances.saveImage(instance.instance_uuid);
       const uploading = (await getPersonalImages(opts)).images;

@@ -1,6 +1,24 @@
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
-import { getBalance, getBalanceOutput, getGpu, getInstances, getInstancesOutput, getPod } from "../../provider/datasources";
-import { admin, advance, API_KEY, connectionFor, freshStart, OTHER_KEY, requests, RunningEmulator, startFrozenEmulator, USER } from "./harness";
+import {
+  getBalance,
+  getBalanceOutput,
+  getGpu,
+  getInstances,
+  getInstancesOutput,
+  getPod,
+} from "../../provider/datasources";
+import {
+  admin,
+  advance,
+  API_KEY,
+  connectionFor,
+  freshStart,
+  OTHER_KEY,
+  requests,
+  RunningEmulator,
+  startFrozenEmulator,
+  USER,
+} from "./harness";
 import { resolveOutput } from "./outputs";
 
 let emu: RunningEmulator;
@@ -22,7 +40,11 @@ async function createInstances(count: number): Promise<string[]> {
   const gpu = await getGpu({ name: "4080" }, opts);
   const uuids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const created = await client.instances.createByPod({ pod_uuid: pod.podUuid, gpu_uuid: gpu.gpuUuid, gpu_nums: 1 });
+    const created = await client.instances.createByPod({
+      pod_uuid: pod.podUuid,
+      gpu_uuid: gpu.gpuUuid,
+      gpu_nums: 1,
+    });
     await client.instances.updateTitle(created.instance_uuid, `worker-${i}`);
     uuids.push(created.instance_uuid);
   }
@@ -63,7 +85,11 @@ describe("getInstances", () => {
 
     const { instances } = await getInstances(connectionFor(emu));
     const ssh = instances[0].services.find((s) => s.portType === "ssh");
-    expect(ssh?.ssh).toEqual({ host: expect.any(String), port: expect.any(Number), username: expect.any(String) });
+    expect(ssh?.ssh).toEqual({
+      host: expect.any(String),
+      port: expect.any(Number),
+      username: expect.any(String),
+    });
     const dumped = JSON.stringify(instances);
     for (const password of passwords) {
       expect(dumped).not.toContain(password);

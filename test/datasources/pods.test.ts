@@ -1,4 +1,12 @@
-import { AmbiguousMatchError, getPod, getPodOutput, getPods, getPodsOutput, NoMatchError, Pod } from "../../provider/datasources";
+import {
+  AmbiguousMatchError,
+  getPod,
+  getPodOutput,
+  getPods,
+  getPodsOutput,
+  NoMatchError,
+  Pod,
+} from "../../provider/datasources";
 import { pickPod } from "../../provider/datasources/pods";
 import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
 import { resolveOutput } from "./outputs";
@@ -56,7 +64,9 @@ describe("getPods", () => {
   });
 
   it("has an Output form that takes Inputs", async () => {
-    const { pods } = await resolveOutput(getPodsOutput({ name: Promise.resolve("comfy") }, { baseUrl: emu.url }));
+    const { pods } = await resolveOutput(
+      getPodsOutput({ name: Promise.resolve("comfy") }, { baseUrl: emu.url }),
+    );
     expect(pods.map((p) => p.title)).toEqual(["ComfyUI"]);
   });
 });
@@ -81,7 +91,9 @@ describe("getPod", () => {
     const { tags } = await getPod({ title: "ComfyUI" }, { baseUrl: emu.url });
     const failure = getPod({ title: "ComfyUI", tag: "v9.9.9" }, { baseUrl: emu.url });
     await expect(failure).rejects.toBeInstanceOf(NoMatchError);
-    await expect(failure).rejects.toThrow(`getPod: pod "ComfyUI" has no tag "v9.9.9"; its tags are ${tags.join(", ")}.`);
+    await expect(failure).rejects.toThrow(
+      `getPod: pod "ComfyUI" has no tag "v9.9.9"; its tags are ${tags.join(", ")}.`,
+    );
   });
 
   it("matches the title exactly, suggesting near titles and listing every pod", async () => {
@@ -94,11 +106,15 @@ describe("getPod", () => {
   });
 
   it("reports an unknown title with the list of pods and no suggestion", async () => {
-    await expect(getPod({ title: "Blender" }, { baseUrl: emu.url })).rejects.toThrow(/^getPod: no pod is titled "Blender"\. Pods: ComfyUI, /);
+    await expect(getPod({ title: "Blender" }, { baseUrl: emu.url })).rejects.toThrow(
+      /^getPod: no pod is titled "Blender"\. Pods: ComfyUI, /,
+    );
   });
 
   it("has an Output form that takes Inputs", async () => {
-    const pod = await resolveOutput(getPodOutput({ title: Promise.resolve("ComfyUI"), tag: undefined }, { baseUrl: emu.url }));
+    const pod = await resolveOutput(
+      getPodOutput({ title: Promise.resolve("ComfyUI"), tag: undefined }, { baseUrl: emu.url }),
+    );
     expect(pod.title).toBe("ComfyUI");
   });
 });
@@ -116,10 +132,16 @@ describe("choosing a pod by title", () => {
   });
 
   it("reports two pods with one title as ambiguous, naming both with their tags", () => {
-    const catalogue = [pod("pod-a", "Lab", ["1", "2"]), pod("pod-b", "Lab", ["3"]), pod("pod-c", "Other", ["1"])];
+    const catalogue = [
+      pod("pod-a", "Lab", ["1", "2"]),
+      pod("pod-b", "Lab", ["3"]),
+      pod("pod-c", "Other", ["1"]),
+    ];
     const choose = () => pickPod(catalogue, { title: "Lab" });
     expect(choose).toThrow(AmbiguousMatchError);
-    expect(choose).toThrow('getPod: 2 pods are titled "Lab": pod-a (tags 1, 2), pod-b (tags 3). Pick one from getPods and use its podUuid.');
+    expect(choose).toThrow(
+      'getPod: 2 pods are titled "Lab": pod-a (tags 1, 2), pod-b (tags 3). Pick one from getPods and use its podUuid.',
+    );
   });
 
   it("reports no tag for a pod without tags", () => {

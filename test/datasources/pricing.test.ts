@@ -1,4 +1,11 @@
-import { estimateHourlyPrice, estimateHourlyPriceOutput, getGpu, getGpuOutput, getPod, getPodOutput } from "../../provider/datasources";
+import {
+  estimateHourlyPrice,
+  estimateHourlyPriceOutput,
+  getGpu,
+  getGpuOutput,
+  getPod,
+  getPodOutput,
+} from "../../provider/datasources";
 import { connectionFor, freshStart, RunningEmulator, startFrozenEmulator } from "./harness";
 import { resolveOutput } from "./outputs";
 

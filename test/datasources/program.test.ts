@@ -1,5 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import { estimateHourlyPriceOutput, getGpuOutput, getInstancesOutput, getPodOutput } from "../../provider/datasources";
+import {
+  estimateHourlyPriceOutput,
+  getGpuOutput,
+  getInstancesOutput,
+  getPodOutput,
+} from "../../provider/datasources";
 import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
 import { resolveOutput } from "./outputs";
 
@@ -14,7 +19,9 @@ afterAll(() => emu.close());
 beforeEach(async () => {
   await freshStart(emu);
   registered.clear();
-  pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emu.url, "gpucloud:apiKey": API_KEY }, ["gpucloud:apiKey"]);
+  pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emu.url, "gpucloud:apiKey": API_KEY }, [
+    "gpucloud:apiKey",
+  ]);
 });
 afterEach(() => pulumi.runtime.setAllConfig({}));
 

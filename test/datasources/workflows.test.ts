@@ -35,10 +35,18 @@ describe("getWorkflow", () => {
 
   it("returns the parameter manifest in sort order with required flags, defaults and select options", async () => {
     const { parameters } = await getWorkflow({ workflowId: "wf_portrait_studio" }, as(ALICE));
-    expect(parameters.map((p) => p.sortOrder)).toEqual([...parameters.map((p) => p.sortOrder)].sort((a, b) => a - b));
+    expect(parameters.map((p) => p.sortOrder)).toEqual(
+      [...parameters.map((p) => p.sortOrder)].sort((a, b) => a - b),
+    );
     expect(parameters.filter((p) => p.required).map((p) => p.name)).toEqual(["prompt", "reference_image"]);
-    expect(parameters.find((p) => p.name === "reference_image")).toMatchObject({ valueType: "image_input", required: true });
-    expect(parameters.find((p) => p.name === "cfg_scale")).toMatchObject({ valueType: "float", defaultValue: 7.5 });
+    expect(parameters.find((p) => p.name === "reference_image")).toMatchObject({
+      valueType: "image_input",
+      required: true,
+    });
+    expect(parameters.find((p) => p.name === "cfg_scale")).toMatchObject({
+      valueType: "float",
+      defaultValue: 7.5,
+    });
     expect(parameters.find((p) => p.name === "batch_size")).toMatchObject({
       control: "select",
       options: [
@@ -55,15 +63,28 @@ describe("getWorkflow", () => {
     expect(workflow.mayIncurExternalModelCost).toBe(true);
     expect(workflow.externalCostNotice).not.toBe("");
     expect(workflow.outputs).toEqual([
-      expect.objectContaining({ name: "remix", type: "video", nodeId: "video_combine_1", outputKey: "videos", fileIndex: 0 }),
+      expect.objectContaining({
+        name: "remix",
+        type: "video",
+        nodeId: "video_combine_1",
+        outputKey: "videos",
+        fileIndex: 0,
+      }),
       expect.objectContaining({ name: "voice_over", type: "audio", sortOrder: 2 }),
     ]);
-    expect(workflow.parameters.find((p) => p.name === "loop")?.options?.map((o) => o.value)).toEqual([true, false]);
+    expect(workflow.parameters.find((p) => p.name === "loop")?.options?.map((o) => o.value)).toEqual([
+      true,
+      false,
+    ]);
   });
 
   it("shows a non-public workflow to its owner only", async () => {
-    await expect(getWorkflow({ workflowId: "wf_team_sketch" }, as(STUDIO))).resolves.toMatchObject({ title: "Team Sketch (private)" });
-    await expect(getWorkflow({ workflowId: "wf_team_sketch" }, as(ALICE))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(getWorkflow({ workflowId: "wf_team_sketch" }, as(STUDIO))).resolves.toMatchObject({
+      title: "Team Sketch (private)",
+    });
+    await expect(getWorkflow({ workflowId: "wf_team_sketch" }, as(ALICE))).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 
   it("throws NotFoundError for an unknown workflow, and tries again next time", async () => {
@@ -85,12 +106,16 @@ describe("getWorkflow", () => {
   });
 
   it("refuses an empty workflow id before calling the cloud", async () => {
-    await expect(getWorkflow({ workflowId: " " }, as(ALICE))).rejects.toThrow("getWorkflow: workflowId is empty");
+    await expect(getWorkflow({ workflowId: " " }, as(ALICE))).rejects.toThrow(
+      "getWorkflow: workflowId is empty",
+    );
     expect(await requests(emu)).toHaveLength(0);
   });
 
   it("has an Output form that takes Inputs", async () => {
-    const workflow = await resolveOutput(getWorkflowOutput({ workflowId: Promise.resolve("wf_video_remix") }, as(ALICE)));
+    const workflow = await resolveOutput(
+      getWorkflowOutput({ workflowId: Promise.resolve("wf_video_remix") }, as(ALICE)),
+    );
     expect(workflow.revisionId).toBe("rev_video_remix_3");
   });
 });

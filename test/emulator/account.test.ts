@@ -1,6 +1,15 @@
 import Decimal from "decimal.js";
 import { BILLING_PERIOD_SECONDS } from "pulumi-gpucloud/emulator";
-import { createInstance, DEMO_USER, gpuUuid, instanceInfo, pod, runningInstance, startTestEmulator, type TestEmulator } from "./helpers";
+import {
+  createInstance,
+  DEMO_USER,
+  gpuUuid,
+  instanceInfo,
+  pod,
+  runningInstance,
+  startTestEmulator,
+  type TestEmulator,
+} from "./helpers";
 
 describe("emulator account", () => {
   let t: TestEmulator;
@@ -47,7 +56,9 @@ describe("emulator account", () => {
     await t.advance(10);
     const stoppedBalance = await balance();
     const price = await hourly(1);
-    expect(stoppedBalance).toBe(new Decimal(1000).minus(price.times(70).dividedBy(3600).toDecimalPlaces(8)).toNumber());
+    expect(stoppedBalance).toBe(
+      new Decimal(1000).minus(price.times(70).dividedBy(3600).toDecimalPlaces(8)).toNumber(),
+    );
     await t.advance(5 * BILLING_PERIOD_SECONDS);
     expect(await balance()).toBe(stoppedBalance);
     expect((await bills()).bill_list[0]).toMatchObject({ kind: "instance_partial_hour", resource_id: uuid });
@@ -57,7 +68,10 @@ describe("emulator account", () => {
     const uuid = await runningInstance(t);
     await t.advance(1740);
     await t.api("POST", "/instance/destroy", { body: { instance_uuid: uuid } });
-    expect((await bills()).bill_list[0]).toMatchObject({ resource_id: uuid, amount: (await hourly(1)).dividedBy(2).toFixed(8) });
+    expect((await bills()).bill_list[0]).toMatchObject({
+      resource_id: uuid,
+      amount: (await hourly(1)).dividedBy(2).toFixed(8),
+    });
   });
 
   it("stops a running instance whose charge took the balance below zero", async () => {
@@ -91,12 +105,19 @@ describe("emulator account", () => {
       const { recharge_list, total } = (await t.api("GET", "/recharge/list")).body.data;
       expect(total).toBeGreaterThanOrEqual(2);
       for (const record of recharge_list) {
-        expect(record).toEqual({ amount: expect.any(Number), trade_time: expect.any(Number), pay_time: expect.any(Number), trade_number: expect.any(String) });
+        expect(record).toEqual({
+          amount: expect.any(Number),
+          trade_time: expect.any(Number),
+          pay_time: expect.any(Number),
+          trade_number: expect.any(String),
+        });
       }
     });
 
     it("filters trade_number fuzzily", async () => {
-      const { recharge_list, total } = (await t.api("GET", "/recharge/list", { query: { trade_number: "202502" } })).body.data;
+      const { recharge_list, total } = (
+        await t.api("GET", "/recharge/list", { query: { trade_number: "202502" } })
+      ).body.data;
       expect(total).toBe(1);
       expect(recharge_list[0].trade_number).toContain("202502");
     });

@@ -17,7 +17,10 @@ beforeEach(async () => {
   await t.admin("POST", "/reset");
 });
 
-async function upload(parts: { file?: { name: string; type?: string; bytes?: Buffer }; fields?: Record<string, string> }, key: string | null = ALICE) {
+async function upload(
+  parts: { file?: { name: string; type?: string; bytes?: Buffer }; fields?: Record<string, string> },
+  key: string | null = ALICE,
+) {
   const form = new FormData();
   for (const [name, value] of Object.entries(parts.fields ?? {})) form.append(name, value);
   if (parts.file) {
@@ -43,8 +46,11 @@ function streamedMultipart(boundary: string, size: number): Readable {
   const chunk = Buffer.alloc(MIB, 0x61);
   return Readable.from(
     (function* () {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
-      for (let left = size; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+      yield Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+      );
+      for (let left = size; left > 0; left -= chunk.length)
+        yield left >= chunk.length ? chunk : chunk.subarray(0, left);
       yield Buffer.from(`\r\n--${boundary}--\r\n`);
     })(),
   );
@@ -53,7 +59,9 @@ function streamedMultipart(boundary: string, size: number): Readable {
 describe("POST /assets", () => {
   it("stores an upload and answers with every Asset field", async () => {
     const now = await t.now();
-    const res = await upload({ file: { name: "face.png", type: "image/png", bytes: Buffer.from("0123456789") } });
+    const res = await upload({
+      file: { name: "face.png", type: "image/png", bytes: Buffer.from("0123456789") },
+    });
     expect(res.status).toBe(200);
     const asset = res.body.data;
     expect(asset).toEqual({
@@ -87,7 +95,12 @@ describe("POST /assets", () => {
 
   it("takes media_type, purpose and ttl_hours from the form", async () => {
     const now = await t.now();
-    const asset = (await upload({ file: { name: "face.png" }, fields: { media_type: "file", purpose: "temp_input", ttl_hours: "2" } })).body.data;
+    const asset = (
+      await upload({
+        file: { name: "face.png" },
+        fields: { media_type: "file", purpose: "temp_input", ttl_hours: "2" },
+      })
+    ).body.data;
     expect(asset.media_type).toBe("file");
     expect(Date.parse(asset.expires_at) / 1000).toBe(now + 7200);
   });
@@ -104,8 +117,14 @@ describe("POST /assets", () => {
   });
 
   it("refuses a form without a file, an empty file and a file sent as text, with code 1", async () => {
-    expect((await upload({ fields: { media_type: "image" } })).body).toEqual({ code: 1, msg: "file: is required" });
-    expect((await upload({ file: { name: "empty.png", bytes: Buffer.alloc(0) } })).body).toEqual({ code: 1, msg: "file: must not be empty" });
+    expect((await upload({ fields: { media_type: "image" } })).body).toEqual({
+      code: 1,
+      msg: "file: is required",
+    });
+    expect((await upload({ file: { name: "empty.png", bytes: Buffer.alloc(0) } })).body).toEqual({
+      code: 1,
+      msg: "file: must not be empty",
+    });
     expect((await upload({ fields: { file: "not a file" } })).body.msg).toMatch(/^file: must be a file part/);
   });
 
@@ -118,7 +137,10 @@ describe("POST /assets", () => {
       '--XB\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nabc',
     );
     expect(truncated.status).toBe(400);
-    expect(truncated.body).toMatchObject({ code: 1, msg: expect.stringMatching(/^body: is not valid multipart/) });
+    expect(truncated.body).toMatchObject({
+      code: 1,
+      msg: expect.stringMatching(/^body: is not valid multipart/),
+    });
     const noBoundary = await rawUpload("multipart/form-data", "garbage");
     expect(noBoundary.status).toBe(400);
     expect(noBoundary.body.code).toBe(1);
@@ -141,7 +163,11 @@ describe("POST /assets", () => {
     const res = await rawUpload("multipart/form-data; boundary=BIG", streamedMultipart("BIG", 100 * MIB + 1));
     clearInterval(sampler);
     expect(res.status).toBe(413);
-    expect(res.body).toMatchObject({ code: 413, msg: expect.stringContaining("104857600"), data: { error: "payload_too_large", field: "file" } });
+    expect(res.body).toMatchObject({
+      code: 413,
+      msg: expect.stringContaining("104857600"),
+      data: { error: "payload_too_large", field: "file" },
+    });
     expect(peak).toBeLessThan(48 * MIB);
     expect((await upload({ file: { name: "after.png" } })).status).toBe(200);
   });
@@ -149,7 +175,12 @@ describe("POST /assets", () => {
   it("accepts exactly 100 MB and records its size", async () => {
     const res = await rawUpload("multipart/form-data; boundary=EXACT", streamedMultipart("EXACT", 100 * MIB));
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ size_bytes: 100 * MIB, media_type: "video", mime_type: "video/mp4", original_filename: "big.mp4" });
+    expect(res.body.data).toMatchObject({
+      size_bytes: 100 * MIB,
+      media_type: "video",
+      mime_type: "video/mp4",
+      original_filename: "big.mp4",
+    });
   });
 });
 

@@ -17,7 +17,11 @@ function transpileEmulator(): string {
     });
   for (const file of walk(join(ROOT, "emulator"))) {
     const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
     });
     const target = join(out, relative(ROOT, file)).replace(/\.ts$/, ".js");
     mkdirSync(dirname(target), { recursive: true });
@@ -56,12 +60,27 @@ describe("gpucloud-emulator CLI", () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it("prints the listening line first, serves the API with the given key, and exits cleanly on SIGTERM", async () => {
-    const child = runCli(out, ["--port", "0", "--time-scale", "0", "--api-key", "team:cli-key", "--balance", "42.5"]);
+    const child = runCli(out, [
+      "--port",
+      "0",
+      "--time-scale",
+      "0",
+      "--api-key",
+      "team:cli-key",
+      "--balance",
+      "42.5",
+    ]);
     const line = await firstLine(child);
     const match = /^gpucloud emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
     expect(match).not.toBeNull();
-    const response = await fetch(`${match![1]}/api/open/v2/balance/info`, { headers: { authorization: "Bearer cli-key" } });
-    expect(await response.json()).toEqual({ code: 0, msg: "success", data: { balance: 42.5, card_balance: 0 } });
+    const response = await fetch(`${match![1]}/api/open/v2/balance/info`, {
+      headers: { authorization: "Bearer cli-key" },
+    });
+    expect(await response.json()).toEqual({
+      code: 0,
+      msg: "success",
+      data: { balance: 42.5, card_balance: 0 },
+    });
     const exited = exitCode(child);
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
@@ -80,7 +99,16 @@ describe("gpucloud-emulator CLI", () => {
     let text = "";
     child.stdout!.on("data", (chunk) => (text += chunk));
     expect(await exitCode(child)).toBe(0);
-    for (const option of ["--host", "--port", "--api-key", "--balance", "--time-scale", "--rate-limit", "--state", "--help"]) {
+    for (const option of [
+      "--host",
+      "--port",
+      "--api-key",
+      "--balance",
+      "--time-scale",
+      "--rate-limit",
+      "--state",
+      "--help",
+    ]) {
       expect(text).toContain(option);
     }
   });

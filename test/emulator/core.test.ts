@@ -2,7 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fingerprint } from "pulumi-gpucloud/emulator";
-import { createInstance, DEMO_KEY, DEMO_USER, instanceInfo, startTestEmulator, type TestEmulator } from "./helpers";
+import {
+  createInstance,
+  DEMO_KEY,
+  DEMO_USER,
+  instanceInfo,
+  startTestEmulator,
+  type TestEmulator,
+} from "./helpers";
 
 describe("emulator envelope and robustness", () => {
   let t: TestEmulator;
@@ -33,14 +40,19 @@ describe("emulator envelope and robustness", () => {
   });
 
   it("refuses a body that is not JSON with 400 code 1", async () => {
-    const answer = await t.api("POST", "/instance/destroy", { rawBody: "instance_uuid=x", headers: { "content-type": "text/plain" } });
+    const answer = await t.api("POST", "/instance/destroy", {
+      rawBody: "instance_uuid=x",
+      headers: { "content-type": "text/plain" },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe(1);
     expect(answer.body.msg).toMatch(/^body: /);
   });
 
   it("refuses a field of the wrong type with '<field>: <rule>'", async () => {
-    const answer = await t.api("POST", "/instance/create_by_pod", { body: { pod_uuid: 7, gpu_uuid: "g", gpu_nums: 1 } });
+    const answer = await t.api("POST", "/instance/create_by_pod", {
+      body: { pod_uuid: 7, gpu_uuid: "g", gpu_nums: 1 },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ code: 1, msg: "pod_uuid: must be a string" });
   });
@@ -51,7 +63,9 @@ describe("emulator envelope and robustness", () => {
   });
 
   it("refuses a body over the limit with 413 in the alternative shape", async () => {
-    const answer = await t.api("POST", "/instance/destroy", { body: { instance_uuid: "x".repeat(2 * 1024 * 1024) } });
+    const answer = await t.api("POST", "/instance/destroy", {
+      body: { instance_uuid: "x".repeat(2 * 1024 * 1024) },
+    });
     expect(answer.status).toBe(413);
     expect(answer.body).toMatchObject({ code: 413, data: { error: "payload_too_large" } });
   });
@@ -66,7 +80,9 @@ describe("emulator envelope and robustness", () => {
 describe("emulator authentication", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator({ apiKeys: ["alice:alice-key-1", "alice:alice-key-2", "bob:bob-key", "solo-key"] });
+    t = await startTestEmulator({
+      apiKeys: ["alice:alice-key-1", "alice:alice-key-2", "bob:bob-key", "solo-key"],
+    });
   });
   afterAll(() => t.close());
 
@@ -78,7 +94,10 @@ describe("emulator authentication", () => {
   });
 
   it("answers a malformed header with 401 code 2 'authentication failed'", async () => {
-    const answer = await t.api("GET", "/instance/list", { key: null, headers: { authorization: "Token abc" } });
+    const answer = await t.api("GET", "/instance/list", {
+      key: null,
+      headers: { authorization: "Token abc" },
+    });
     expect(answer.status).toBe(401);
     expect(answer.body.code).toBe(2);
     expect(answer.body.msg).toMatch(/^authentication failed: /);
@@ -201,7 +220,11 @@ describe("emulator fault injection", () => {
   });
 
   it("drop_after_commit does the work, then drops the connection without an answer", async () => {
-    await t.admin("POST", "/faults", { path: "/instance/create_by_pod", kind: "drop_after_commit", count: 1 });
+    await t.admin("POST", "/faults", {
+      path: "/instance/create_by_pod",
+      kind: "drop_after_commit",
+      count: 1,
+    });
     await expect(createInstance(t)).rejects.toThrow();
     expect((await t.api("GET", "/instance/list")).body.data.total).toBe(1);
   });
@@ -227,10 +250,28 @@ describe("emulator request log", () => {
       await t.api("GET", "/instance/list", { query: { page: 1 } });
       await t.api("GET", "/instance/list", { key: "wrong-key" });
       const log = await t.admin("GET", "/requests");
-      const requests = log.body.requests as { method: string; path: string; key: string; status: number; time: number }[];
+      const requests = log.body.requests as {
+        method: string;
+        path: string;
+        key: string;
+        status: number;
+        time: number;
+      }[];
       expect(requests).toEqual([
-        { method: "GET", path: "/instance/list", key: fingerprint(DEMO_KEY), status: 200, time: await t.now() },
-        { method: "GET", path: "/instance/list", key: fingerprint("wrong-key"), status: 401, time: await t.now() },
+        {
+          method: "GET",
+          path: "/instance/list",
+          key: fingerprint(DEMO_KEY),
+          status: 200,
+          time: await t.now(),
+        },
+        {
+          method: "GET",
+          path: "/instance/list",
+          key: fingerprint("wrong-key"),
+          status: 401,
+          time: await t.now(),
+        },
       ]);
       expect(JSON.stringify(log.body)).not.toContain(DEMO_KEY);
       await t.admin("DELETE", "/requests");
@@ -262,7 +303,10 @@ describe("emulator admin API", () => {
 
   it("sets a user's balance exactly", async () => {
     await t.admin("PUT", `/users/${DEMO_USER}/balance`, { balance: "12.34567891" });
-    expect((await t.api("GET", "/balance/info")).body.data).toEqual({ balance: 12.34567891, card_balance: 0 });
+    expect((await t.api("GET", "/balance/info")).body.data).toEqual({
+      balance: 12.34567891,
+      card_balance: 0,
+    });
   });
 
   it("answers 404 for the balance of an unknown user", async () => {
@@ -285,7 +329,9 @@ describe("emulator admin API", () => {
     const text = JSON.stringify(state.body);
     expect(text).not.toContain(DEMO_KEY);
     expect(text).toContain("<redacted>");
-    expect(state.body.keys).toEqual([{ fingerprint: fingerprint(DEMO_KEY), user: DEMO_USER, disabled: false }]);
+    expect(state.body.keys).toEqual([
+      { fingerprint: fingerprint(DEMO_KEY), user: DEMO_USER, disabled: false },
+    ]);
   });
 });
 
@@ -296,7 +342,9 @@ describe("emulator persistence", () => {
     try {
       const first = await startTestEmulator({ stateFile });
       const created = await createInstance(first);
-      await first.api("POST", "/instance/update_title", { body: { instance_uuid: created.instance_uuid, title: "kept" } });
+      await first.api("POST", "/instance/update_title", {
+        body: { instance_uuid: created.instance_uuid, title: "kept" },
+      });
       await first.advance(120);
       const balance = (await first.api("GET", "/balance/info")).body.data.balance;
       await first.close();

@@ -1,4 +1,9 @@
-import { type EmulatorOptions, type RunningEmulator, startEmulator, userOfKeySpec } from "pulumi-gpucloud/emulator";
+import {
+  type EmulatorOptions,
+  type RunningEmulator,
+  startEmulator,
+  userOfKeySpec,
+} from "pulumi-gpucloud/emulator";
 
 /** The key every emulator starts with when no apiKeys are given (DESIGN §5). */
 export const DEMO_KEY = "demo-key";
@@ -44,7 +49,9 @@ export interface TestEmulator {
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const running = await startEmulator({ port: 0, timeScale: 0, ...options });
   const call = async (url: string, method: string, options: CallOptions) => {
-    const query = options.query ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]): [string, string] => [k, String(v)]))}` : "";
+    const query = options.query
+      ? `?${new URLSearchParams(Object.entries(options.query).map(([k, v]): [string, string] => [k, String(v)]))}`
+      : "";
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? DEMO_KEY : options.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -55,7 +62,11 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     }
     const response = await fetch(`${url}${query}`, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text === "" ? undefined : JSON.parse(text),
+    };
   };
   const test: TestEmulator = {
     running,
@@ -78,7 +89,10 @@ export async function gpuUuid(t: TestEmulator, name: string, key?: string): Prom
   return gpu.gpu_uuid;
 }
 
-export async function pod(t: TestEmulator, title: string): Promise<{ uuid: string; pod_tag: string[]; price: { hour: number } }> {
+export async function pod(
+  t: TestEmulator,
+  title: string,
+): Promise<{ uuid: string; pod_tag: string[]; price: { hour: number } }> {
   const answer = await t.api("GET", "/pod/list", { query: { name: title, page_size: 100 } });
   const found = answer.body.data.pod_list.find((p: { title: string }) => p.title === title);
   if (!found) throw new Error(`no seed pod ${title}`);
@@ -104,7 +118,10 @@ export async function createInstance(
 }
 
 /** Creates an instance and moves the clock until it runs (status 2). */
-export async function runningInstance(t: TestEmulator, options: Parameters<typeof createInstance>[1] = {}): Promise<string> {
+export async function runningInstance(
+  t: TestEmulator,
+  options: Parameters<typeof createInstance>[1] = {},
+): Promise<string> {
   const created = await createInstance(t, options);
   await t.advance(60);
   return created.instance_uuid;

@@ -1,5 +1,11 @@
 import { IDLE_CHECK_SECONDS, PLATFORM_IDLE_THRESHOLD } from "pulumi-gpucloud/emulator";
-import { createInstance, instanceInfo, runningInstance, startTestEmulator, type TestEmulator } from "./helpers";
+import {
+  createInstance,
+  instanceInfo,
+  runningInstance,
+  startTestEmulator,
+  type TestEmulator,
+} from "./helpers";
 
 describe("emulator set_idle_close", () => {
   let t: TestEmulator;
@@ -9,15 +15,24 @@ describe("emulator set_idle_close", () => {
   afterAll(() => t.close());
   beforeEach(() => t.admin("POST", "/reset"));
 
-  const setIdle = (body: Record<string, unknown>, key?: string) => t.api("POST", "/instance/set_idle_close", { body, key });
+  const setIdle = (body: Record<string, unknown>, key?: string) =>
+    t.api("POST", "/instance/set_idle_close", { body, key });
   const utilization = (uuid: string, body: { gpu: number; fb: number; index?: number }) =>
     t.admin("PUT", `/instances/${uuid}/utilization`, body);
   const info = async (uuid: string) => (await instanceInfo(t, uuid)).body;
 
   it("shows the policy in idle_close with its defaults", async () => {
     const uuid = await runningInstance(t);
-    expect((await setIdle({ instance_uuid: uuid, idle_period_minutes: 30 })).body).toEqual({ code: 0, msg: "success" });
-    expect((await info(uuid)).data.idle_close).toEqual({ idle_period_minutes: 30, destroy: false, idle_gpu_threshold: 0, idle_fb_threshold: 0 });
+    expect((await setIdle({ instance_uuid: uuid, idle_period_minutes: 30 })).body).toEqual({
+      code: 0,
+      msg: "success",
+    });
+    expect((await info(uuid)).data.idle_close).toEqual({
+      idle_period_minutes: 30,
+      destroy: false,
+      idle_gpu_threshold: 0,
+      idle_fb_threshold: 0,
+    });
   });
 
   it("shuts an idle instance down when the window elapses, not a minute before", async () => {
@@ -74,7 +89,12 @@ describe("emulator set_idle_close", () => {
 
   it("skips the GPU check at threshold 100 but still checks video memory", async () => {
     const uuid = await runningInstance(t);
-    await setIdle({ instance_uuid: uuid, idle_period_minutes: 10, idle_gpu_threshold: 100, idle_fb_threshold: 10 });
+    await setIdle({
+      instance_uuid: uuid,
+      idle_period_minutes: 10,
+      idle_gpu_threshold: 100,
+      idle_fb_threshold: 10,
+    });
     await utilization(uuid, { gpu: 100, fb: 11 });
     await t.advance(20 * 60);
     expect((await info(uuid)).data.status).toBe(2);
@@ -86,7 +106,12 @@ describe("emulator set_idle_close", () => {
   it("is idle as soon as the window elapses when both thresholds are 100, whatever the load", async () => {
     const uuid = await runningInstance(t);
     await utilization(uuid, { gpu: 100, fb: 100 });
-    await setIdle({ instance_uuid: uuid, idle_period_minutes: 30, idle_gpu_threshold: 100, idle_fb_threshold: 100 });
+    await setIdle({
+      instance_uuid: uuid,
+      idle_period_minutes: 30,
+      idle_gpu_threshold: 100,
+      idle_fb_threshold: 100,
+    });
     await t.advance(30 * 60 - 1);
     expect((await info(uuid)).data.status).toBe(2);
     await t.advance(1);
@@ -151,7 +176,9 @@ describe("emulator set_idle_close", () => {
     const answer = await setIdle({ instance_uuid: uuid, idle_period_minutes: 10, destroy: true });
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe(1);
-    expect((await setIdle({ instance_uuid: uuid, idle_period_minutes: 10, destroy: false })).body.code).toBe(0);
+    expect((await setIdle({ instance_uuid: uuid, idle_period_minutes: 10, destroy: false })).body.code).toBe(
+      0,
+    );
   });
 
   it("refuses an instance in an abnormal state with code -1", async () => {

@@ -1,5 +1,13 @@
 import { INSTANCE_TRANSITIONS, SAVE_IMAGE_SECONDS } from "pulumi-gpucloud/emulator";
-import { createInstance, gpuUuid, instanceInfo, pod, runningInstance, startTestEmulator, type TestEmulator } from "./helpers";
+import {
+  createInstance,
+  gpuUuid,
+  instanceInfo,
+  pod,
+  runningInstance,
+  startTestEmulator,
+  type TestEmulator,
+} from "./helpers";
 
 describe("emulator instances", () => {
   let t: TestEmulator;
@@ -15,7 +23,11 @@ describe("emulator instances", () => {
   describe("POST /instance/create_by_pod", () => {
     it("creates an instance in status 1 with the creation fields and the latest pod tag", async () => {
       const comfy = await pod(t, "ComfyUI");
-      const answer = await post("/instance/create_by_pod", { pod_uuid: comfy.uuid, gpu_uuid: await gpuUuid(t, "5090"), gpu_nums: 2 });
+      const answer = await post("/instance/create_by_pod", {
+        pod_uuid: comfy.uuid,
+        gpu_uuid: await gpuUuid(t, "5090"),
+        gpu_nums: 2,
+      });
       expect(answer.status).toBe(200);
       expect(answer.body.data).toEqual({
         instance_uuid: expect.any(String),
@@ -37,7 +49,12 @@ describe("emulator instances", () => {
 
     it("uses the pod_tag given", async () => {
       const comfy = await pod(t, "ComfyUI");
-      const answer = await post("/instance/create_by_pod", { pod_uuid: comfy.uuid, pod_tag: comfy.pod_tag[0], gpu_uuid: await gpuUuid(t, "4080"), gpu_nums: 1 });
+      const answer = await post("/instance/create_by_pod", {
+        pod_uuid: comfy.uuid,
+        pod_tag: comfy.pod_tag[0],
+        gpu_uuid: await gpuUuid(t, "4080"),
+        gpu_nums: 1,
+      });
       expect(answer.body.data.image_tag).toBe(comfy.pod_tag[0]);
     });
 
@@ -46,7 +63,11 @@ describe("emulator instances", () => {
     });
 
     it.each([0, 3, 16, 1.5])("refuses gpu_nums %s with 400 code 1", async (gpuNums) => {
-      const answer = await post("/instance/create_by_pod", { pod_uuid: (await pod(t, "ComfyUI")).uuid, gpu_uuid: await gpuUuid(t, "4080"), gpu_nums: gpuNums });
+      const answer = await post("/instance/create_by_pod", {
+        pod_uuid: (await pod(t, "ComfyUI")).uuid,
+        gpu_uuid: await gpuUuid(t, "4080"),
+        gpu_nums: gpuNums,
+      });
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ code: 1, msg: "gpu_nums: must be one of 1, 2, 4, 8" });
     });
@@ -54,7 +75,9 @@ describe("emulator instances", () => {
     it("refuses an unknown pod, an unknown tag, an unknown GPU and an invalid GPU", async () => {
       const comfy = await pod(t, "ComfyUI");
       const gpu = await gpuUuid(t, "4080");
-      const invalid = (await t.api("GET", "/gpu/list")).body.data.gpu_list.find((g: { status: number }) => g.status === 0).gpu_uuid;
+      const invalid = (await t.api("GET", "/gpu/list")).body.data.gpu_list.find(
+        (g: { status: number }) => g.status === 0,
+      ).gpu_uuid;
       const cases = [
         [{ pod_uuid: "pod-missing", gpu_uuid: gpu, gpu_nums: 1 }, /^pod_uuid: /],
         [{ pod_uuid: comfy.uuid, pod_tag: "v0.0.0", gpu_uuid: gpu, gpu_nums: 1 }, /^pod_tag: /],
@@ -74,8 +97,17 @@ describe("emulator instances", () => {
   describe("POST /instance/create_by_image", () => {
     it("creates from a market image", async () => {
       const image = (await t.api("GET", "/image/market/list", { key: null })).body.data.image_list[0];
-      const answer = await post("/instance/create_by_image", { image_uuid: image.uuid, gpu_uuid: await gpuUuid(t, "4090D"), gpu_nums: 4 });
-      expect(answer.body.data).toMatchObject({ status: 1, image_uuid: image.uuid, gpu_nums: 4, charging_type: 1 });
+      const answer = await post("/instance/create_by_image", {
+        image_uuid: image.uuid,
+        gpu_uuid: await gpuUuid(t, "4090D"),
+        gpu_nums: 4,
+      });
+      expect(answer.body.data).toMatchObject({
+        status: 1,
+        image_uuid: image.uuid,
+        gpu_nums: 4,
+        charging_type: 1,
+      });
     });
 
     it("creates from the caller's own saved image but not from another user's", async () => {
@@ -84,9 +116,17 @@ describe("emulator instances", () => {
       await t.advance(SAVE_IMAGE_SECONDS);
       const image = (await t.api("GET", "/image/private/list")).body.data.image_list[0];
       const gpu = await gpuUuid(t, "4090D");
-      const mine = await post("/instance/create_by_image", { image_uuid: image.uuid, gpu_uuid: gpu, gpu_nums: 1 });
+      const mine = await post("/instance/create_by_image", {
+        image_uuid: image.uuid,
+        gpu_uuid: gpu,
+        gpu_nums: 1,
+      });
       expect(mine.body.data).toMatchObject({ image_uuid: image.uuid, status: 1 });
-      const theirs = await post("/instance/create_by_image", { image_uuid: image.uuid, gpu_uuid: gpu, gpu_nums: 1 }, "other-key");
+      const theirs = await post(
+        "/instance/create_by_image",
+        { image_uuid: image.uuid, gpu_uuid: gpu, gpu_nums: 1 },
+        "other-key",
+      );
       expect(theirs.status).toBe(400);
       expect(theirs.body.msg).toMatch(/^image_uuid: /);
     });
@@ -95,7 +135,11 @@ describe("emulator instances", () => {
       const uuid = await runningInstance(t);
       await post("/instance/save_image", { instance_uuid: uuid });
       const image = (await t.api("GET", "/image/private/list")).body.data.image_list[0];
-      const answer = await post("/instance/create_by_image", { image_uuid: image.uuid, gpu_uuid: await gpuUuid(t, "4090D"), gpu_nums: 1 });
+      const answer = await post("/instance/create_by_image", {
+        image_uuid: image.uuid,
+        gpu_uuid: await gpuUuid(t, "4090D"),
+        gpu_nums: 1,
+      });
       expect(answer.status).toBe(400);
       expect(answer.body.msg).toContain("not ready");
     });
@@ -120,7 +164,12 @@ describe("emulator instances", () => {
           url: expect.any(String),
           port_type: "ssh",
           protocol: "tcp",
-          ssh_info: { host: expect.any(String), port: expect.any(Number), username: "root", password: expect.any(String) },
+          ssh_info: {
+            host: expect.any(String),
+            port: expect.any(Number),
+            username: "root",
+            password: expect.any(String),
+          },
         },
       ]);
     });
@@ -128,7 +177,8 @@ describe("emulator instances", () => {
     it("gives every instance its own random SSH password", async () => {
       const a = await createInstance(t);
       const b = await createInstance(t);
-      const password = async (uuid: string) => (await instanceInfo(t, uuid)).body.data.server_map[1].ssh_info.password as string;
+      const password = async (uuid: string) =>
+        (await instanceInfo(t, uuid)).body.data.server_map[1].ssh_info.password as string;
       expect(await password(a.instance_uuid)).not.toBe(await password(b.instance_uuid));
       expect((await password(a.instance_uuid)).length).toBeGreaterThanOrEqual(16);
     });
@@ -162,26 +212,42 @@ describe("emulator instances", () => {
     it("sets a title of 50 characters and shows it in info", async () => {
       const created = await createInstance(t);
       const title = "t".repeat(50);
-      expect((await post("/instance/update_title", { instance_uuid: created.instance_uuid, title })).body).toEqual({ code: 0, msg: "success" });
+      expect(
+        (await post("/instance/update_title", { instance_uuid: created.instance_uuid, title })).body,
+      ).toEqual({ code: 0, msg: "success" });
       expect((await instanceInfo(t, created.instance_uuid)).body.data.title).toBe(title);
     });
 
     it("accepts an empty title and a missing one (both clear it)", async () => {
       const created = await createInstance(t);
       await post("/instance/update_title", { instance_uuid: created.instance_uuid, title: "x" });
-      expect((await post("/instance/update_title", { instance_uuid: created.instance_uuid, title: "" })).body.code).toBe(0);
+      expect(
+        (await post("/instance/update_title", { instance_uuid: created.instance_uuid, title: "" })).body.code,
+      ).toBe(0);
       expect((await instanceInfo(t, created.instance_uuid)).body.data.title).toBe("");
-      expect((await post("/instance/update_title", { instance_uuid: created.instance_uuid })).body.code).toBe(0);
+      expect((await post("/instance/update_title", { instance_uuid: created.instance_uuid })).body.code).toBe(
+        0,
+      );
     });
 
     it("counts characters, not UTF-16 units: 50 emoji fit", async () => {
       const created = await createInstance(t);
-      expect((await post("/instance/update_title", { instance_uuid: created.instance_uuid, title: "🚀".repeat(50) })).body.code).toBe(0);
+      expect(
+        (
+          await post("/instance/update_title", {
+            instance_uuid: created.instance_uuid,
+            title: "🚀".repeat(50),
+          })
+        ).body.code,
+      ).toBe(0);
     });
 
     it("refuses a title of 51 characters with code 1", async () => {
       const created = await createInstance(t);
-      const answer = await post("/instance/update_title", { instance_uuid: created.instance_uuid, title: "t".repeat(51) });
+      const answer = await post("/instance/update_title", {
+        instance_uuid: created.instance_uuid,
+        title: "t".repeat(51),
+      });
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ code: 1, msg: "title: must be at most 50 characters" });
     });
@@ -199,19 +265,28 @@ describe("emulator instances", () => {
 
     it("refuses another user's instance with code 1", async () => {
       const created = await createInstance(t, { key: "other-key" });
-      const answer = await post("/instance/update_title", { instance_uuid: created.instance_uuid, title: "x" });
+      const answer = await post("/instance/update_title", {
+        instance_uuid: created.instance_uuid,
+        title: "x",
+      });
       expect(answer.body.code).toBe(1);
     });
 
     it("refuses a deleted instance with code 1", async () => {
       const created = await createInstance(t);
       await post("/instance/destroy", { instance_uuid: created.instance_uuid });
-      const answer = await post("/instance/update_title", { instance_uuid: created.instance_uuid, title: "x" });
+      const answer = await post("/instance/update_title", {
+        instance_uuid: created.instance_uuid,
+        title: "x",
+      });
       expect(answer.body.code).toBe(1);
     });
 
     it("answers code 2 when not logged in", async () => {
-      const answer = await t.api("POST", "/instance/update_title", { key: null, body: { instance_uuid: "x", title: "y" } });
+      const answer = await t.api("POST", "/instance/update_title", {
+        key: null,
+        body: { instance_uuid: "x", title: "y" },
+      });
       expect(answer.status).toBe(401);
       expect(answer.body.code).toBe(2);
     });
@@ -220,7 +295,10 @@ describe("emulator instances", () => {
   describe("POST /instance/destroy", () => {
     it("removes the instance for good; a second destroy answers 404 code -1", async () => {
       const created = await createInstance(t);
-      expect((await post("/instance/destroy", { instance_uuid: created.instance_uuid })).body).toEqual({ code: 0, msg: "success" });
+      expect((await post("/instance/destroy", { instance_uuid: created.instance_uuid })).body).toEqual({
+        code: 0,
+        msg: "success",
+      });
       expect((await instanceInfo(t, created.instance_uuid)).status).toBe(404);
       const again = await post("/instance/destroy", { instance_uuid: created.instance_uuid });
       expect(again.status).toBe(404);
@@ -237,7 +315,10 @@ describe("emulator instances", () => {
   describe("power operations", () => {
     it("shuts down through 21 to 22 in 10 s", async () => {
       const uuid = await runningInstance(t);
-      expect((await post("/instance/shutdown", { instance_uuid: uuid })).body).toEqual({ code: 0, msg: "success" });
+      expect((await post("/instance/shutdown", { instance_uuid: uuid })).body).toEqual({
+        code: 0,
+        msg: "success",
+      });
       expect(await status(uuid)).toBe(21);
       await t.advance(9);
       expect(await status(uuid)).toBe(21);
@@ -261,7 +342,11 @@ describe("emulator instances", () => {
       const uuid = await runningInstance(t);
       await post("/instance/shutdown", { instance_uuid: uuid });
       await t.advance(10);
-      await post("/instance/startup", { instance_uuid: uuid, gpu_uuid: await gpuUuid(t, "5090"), gpu_nums: 4 });
+      await post("/instance/startup", {
+        instance_uuid: uuid,
+        gpu_uuid: await gpuUuid(t, "5090"),
+        gpu_nums: 4,
+      });
       expect((await instanceInfo(t, uuid)).body.data).toMatchObject({ gpu_name: "5090", gpu_nums: 4 });
     });
 
@@ -283,7 +368,11 @@ describe("emulator instances", () => {
     ])("refuses %s on %s with 400 code -1", async (operation, _state, wait) => {
       const created = await createInstance(t);
       await t.advance(wait);
-      const answer = await post(`/instance/${operation}`, { instance_uuid: created.instance_uuid, enable: true, shutdown_time: (await t.now()) + 600 });
+      const answer = await post(`/instance/${operation}`, {
+        instance_uuid: created.instance_uuid,
+        enable: true,
+        shutdown_time: (await t.now()) + 600,
+      });
       expect(answer.status).toBe(400);
       expect(answer.body.code).toBe(-1);
     });
@@ -307,8 +396,14 @@ describe("emulator instances", () => {
     it("shows the schedule in shutdown_regular and shuts the instance down at that time", async () => {
       const uuid = await runningInstance(t);
       const at = (await t.now()) + 600;
-      expect((await post("/instance/shutdown_timer", { instance_uuid: uuid, enable: true, shutdown_time: at })).body).toEqual({ code: 0, msg: "success" });
-      expect((await instanceInfo(t, uuid)).body.data.shutdown_regular).toEqual({ shutdown_time: at, enable: true });
+      expect(
+        (await post("/instance/shutdown_timer", { instance_uuid: uuid, enable: true, shutdown_time: at }))
+          .body,
+      ).toEqual({ code: 0, msg: "success" });
+      expect((await instanceInfo(t, uuid)).body.data.shutdown_regular).toEqual({
+        shutdown_time: at,
+        enable: true,
+      });
       await t.advance(599);
       expect(await status(uuid)).toBe(2);
       await t.advance(1);
@@ -321,10 +416,20 @@ describe("emulator instances", () => {
 
     it("cancels with enable=false or shutdown_time=0", async () => {
       const uuid = await runningInstance(t);
-      for (const cancel of [{ enable: false, shutdown_time: (await t.now()) + 600 }, { enable: true, shutdown_time: 0 }]) {
-        await post("/instance/shutdown_timer", { instance_uuid: uuid, enable: true, shutdown_time: (await t.now()) + 600 });
+      for (const cancel of [
+        { enable: false, shutdown_time: (await t.now()) + 600 },
+        { enable: true, shutdown_time: 0 },
+      ]) {
+        await post("/instance/shutdown_timer", {
+          instance_uuid: uuid,
+          enable: true,
+          shutdown_time: (await t.now()) + 600,
+        });
         await post("/instance/shutdown_timer", { instance_uuid: uuid, ...cancel });
-        expect((await instanceInfo(t, uuid)).body.data.shutdown_regular).toEqual({ shutdown_time: 0, enable: false });
+        expect((await instanceInfo(t, uuid)).body.data.shutdown_regular).toEqual({
+          shutdown_time: 0,
+          enable: false,
+        });
       }
       await t.advance(700);
       expect(await status(uuid)).toBe(2);
@@ -332,14 +437,22 @@ describe("emulator instances", () => {
 
     it("refuses a time in the past with 400 code 1", async () => {
       const uuid = await runningInstance(t);
-      const answer = await post("/instance/shutdown_timer", { instance_uuid: uuid, enable: true, shutdown_time: (await t.now()) - 1 });
+      const answer = await post("/instance/shutdown_timer", {
+        instance_uuid: uuid,
+        enable: true,
+        shutdown_time: (await t.now()) - 1,
+      });
       expect(answer.status).toBe(400);
       expect(answer.body.msg).toMatch(/^shutdown_time: /);
     });
 
     it("requires enable as a boolean", async () => {
       const uuid = await runningInstance(t);
-      const answer = await post("/instance/shutdown_timer", { instance_uuid: uuid, enable: "yes", shutdown_time: 0 });
+      const answer = await post("/instance/shutdown_timer", {
+        instance_uuid: uuid,
+        enable: "yes",
+        shutdown_time: 0,
+      });
       expect(answer.body).toEqual({ code: 1, msg: "enable: must be a boolean" });
     });
   });
@@ -348,7 +461,10 @@ describe("emulator instances", () => {
     it("goes 1 then 2 after 120 s and adds a personal image that goes 1 then 2", async () => {
       const uuid = await runningInstance(t);
       await post("/instance/update_title", { instance_uuid: uuid, title: "trainer" });
-      expect((await post("/instance/save_image", { instance_uuid: uuid })).body).toEqual({ code: 0, msg: "success" });
+      expect((await post("/instance/save_image", { instance_uuid: uuid })).body).toEqual({
+        code: 0,
+        msg: "success",
+      });
       expect((await instanceInfo(t, uuid)).body.data.save_image_status).toBe(1);
       const listed = (await t.api("GET", "/image/private/list")).body.data;
       expect(listed.total).toBe(1);
@@ -388,10 +504,16 @@ describe("emulator instances", () => {
       const uuid = await runningInstance(t);
       await post("/instance/save_image", { instance_uuid: uuid });
       const image = (await t.api("GET", "/image/private/list")).body.data.image_list[0];
-      expect((await t.api("GET", "/image/private/list", { key: "other-key" })).body.data).toEqual({ image_list: [], total: 0 });
+      expect((await t.api("GET", "/image/private/list", { key: "other-key" })).body.data).toEqual({
+        image_list: [],
+        total: 0,
+      });
       const foreign = await post("/image/private/delete", { image_uuid: image.uuid }, "other-key");
       expect([foreign.status, foreign.body.code]).toEqual([404, -1]);
-      expect((await post("/image/private/delete", { image_uuid: image.uuid })).body).toEqual({ code: 0, msg: "success" });
+      expect((await post("/image/private/delete", { image_uuid: image.uuid })).body).toEqual({
+        code: 0,
+        msg: "success",
+      });
       expect((await t.api("GET", "/image/private/list")).body.data.total).toBe(0);
       expect((await post("/image/private/delete", { image_uuid: image.uuid })).body.code).toBe(-1);
     });

@@ -22,18 +22,29 @@ function setup() {
   return { wallet, store, advance, now: () => now };
 }
 
-const submit = { idempotency_key: "k1", inputs: { model: "demo-video", prompt: "a cat", duration: 5, resolution: "1080p" } };
+const submit = {
+  idempotency_key: "k1",
+  inputs: { model: "demo-video", prompt: "a cat", duration: 5, resolution: "1080p" },
+};
 
 describe("ModelRunStore (no HTTP)", () => {
   it("prices by duration and resolution, then completes after 5 s queued and 30 s running", () => {
     const { store, wallet, advance, now } = setup();
     const run = store.submit("key-a", "alice", submit, now());
-    expect(run).toMatchObject({ status: "queued", settlement_status: "pending", frozen_amount: "1.00000000", request_id: "k1" });
+    expect(run).toMatchObject({
+      status: "queued",
+      settlement_status: "pending",
+      frozen_amount: "1.00000000",
+      request_id: "k1",
+    });
     expect(wallet.balance("alice")).toBe("9.00000000");
     advance(5);
     expect(store.list("key-a", { status: "running" }).total).toBe(1);
     advance(30);
-    expect(store.list("key-a", {}).items[0]).toMatchObject({ status: "completed", settlement_status: "settled" });
+    expect(store.list("key-a", {}).items[0]).toMatchObject({
+      status: "completed",
+      settlement_status: "settled",
+    });
     expect(wallet.balance("alice")).toBe("9.00000000");
     expect(store.events("key-a", run.run_id).items.map((e) => e.event_type)).toEqual([
       "created",
@@ -56,7 +67,10 @@ describe("ModelRunStore (no HTTP)", () => {
       error_code: "user_cancelled",
     });
     advance(30);
-    expect(store.cancel("key-a", late.run_id, now())).toMatchObject({ status: "completed", released_amount: "0.00000000" });
+    expect(store.cancel("key-a", late.run_id, now())).toMatchObject({
+      status: "completed",
+      released_amount: "0.00000000",
+    });
     expect(wallet.balance("alice")).toBe("9.00000000");
   });
 
@@ -67,6 +81,9 @@ describe("ModelRunStore (no HTTP)", () => {
     b.store.restore(JSON.parse(JSON.stringify(a.store.snapshot())));
     expect(b.store.list("key-a", {})).toEqual(a.store.list("key-a", {}));
     expect(b.store.events("key-a", run.run_id)).toEqual(a.store.events("key-a", run.run_id));
-    expect(b.store.submit("key-a", "alice", submit, b.now())).toMatchObject({ run_id: run.run_id, idempotent_replay: true });
+    expect(b.store.submit("key-a", "alice", submit, b.now())).toMatchObject({
+      run_id: run.run_id,
+      idempotent_replay: true,
+    });
   });
 });

@@ -27,17 +27,26 @@ const video = (inputs: Json = {}, extra: Json = {}): Json => ({
   ...extra,
 });
 const submit = (body: Json, key = ALICE) => t.api("POST", "/model-runs/videos", { key, body });
-const list = (query: Record<string, string | number> = {}, key = ALICE) => t.api("GET", "/model-runs/list", { key, query });
-const cancel = (runId: string, key = ALICE) => t.api("POST", "/model-runs/cancel", { key, body: { run_id: runId } });
-const events = async (runId: string, key = ALICE) => (await t.api("GET", "/model-runs/events", { key, query: { run_id: runId } })).body.data.items as Json[];
-const balance = async (key = ALICE) => (await t.api("GET", "/balance/info", { key })).body.data.balance as number;
-const runOf = async (runId: string, key = ALICE) => ((await list({ page_size: 100 }, key)).body.data.items as Json[]).find((r) => r.run_id === runId);
+const list = (query: Record<string, string | number> = {}, key = ALICE) =>
+  t.api("GET", "/model-runs/list", { key, query });
+const cancel = (runId: string, key = ALICE) =>
+  t.api("POST", "/model-runs/cancel", { key, body: { run_id: runId } });
+const events = async (runId: string, key = ALICE) =>
+  (await t.api("GET", "/model-runs/events", { key, query: { run_id: runId } })).body.data.items as Json[];
+const balance = async (key = ALICE) =>
+  (await t.api("GET", "/balance/info", { key })).body.data.balance as number;
+const runOf = async (runId: string, key = ALICE) =>
+  ((await list({ page_size: 100 }, key)).body.data.items as Json[]).find((r) => r.run_id === runId);
 const minus = (a: number | string, b: string) => new Decimal(a).minus(b).toNumber();
 
 async function uploadImage(key = ALICE): Promise<string> {
   const form = new FormData();
   form.append("file", new Blob([Buffer.from("img")], { type: "image/png" }), "frame.png");
-  const res = await fetch(`${t.apiBase}/assets`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${t.apiBase}/assets`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return ((await res.json()) as Json).data.asset_uri;
 }
 
@@ -68,15 +77,27 @@ describe("POST /model-runs/videos", () => {
   });
 
   it("defaults request_id to the idempotency key and keeps a given one", async () => {
-    expect((await submit({ ...video(), idempotency_key: "k-default" })).body.data.request_id).toBe("k-default");
+    expect((await submit({ ...video(), idempotency_key: "k-default" })).body.data.request_id).toBe(
+      "k-default",
+    );
     expect((await submit(video({}, { request_id: "req-7" }))).body.data.request_id).toBe("req-7");
   });
 
   it.each([
     ["text_to_video", {}],
     ["first_frame_to_video", { first_frame: "https://example.com/first.png" }],
-    ["first_last_frame_to_video", { first_frame: "https://example.com/a.png", last_frame: "https://example.com/b.png" }],
-    ["reference_to_video", { images: ["https://example.com/ref.png"], videos: ["https://example.com/ref.mp4"], audios: ["https://example.com/ref.mp3"] }],
+    [
+      "first_last_frame_to_video",
+      { first_frame: "https://example.com/a.png", last_frame: "https://example.com/b.png" },
+    ],
+    [
+      "reference_to_video",
+      {
+        images: ["https://example.com/ref.png"],
+        videos: ["https://example.com/ref.mp4"],
+        audios: ["https://example.com/ref.mp3"],
+      },
+    ],
   ])("accepts demo-video %s", async (category, inputs) => {
     const res = await submit(video({ generation_category: category, ...inputs }));
     expect(res.body).toMatchObject({ code: 0, data: { status: "queued" } });
@@ -87,15 +108,39 @@ describe("POST /model-runs/videos", () => {
     ["no prompt", { prompt: undefined }, /^inputs\.prompt: is required$/],
     ["an empty prompt", { prompt: "" }, /^inputs\.prompt: must be a non-empty string$/],
     ["an unknown model", { model: "no-such-model" }, /^inputs\.model: unknown video model/],
-    ["first_frame_to_video without first_frame", { generation_category: "first_frame_to_video" }, /^inputs\.first_frame: is required for first_frame_to_video$/],
-    ["first_last_frame_to_video without last_frame", { generation_category: "first_last_frame_to_video", first_frame: "https://e.com/a.png" }, /^inputs\.last_frame: is required/],
-    ["an unknown generation_category", { generation_category: "sketch_to_video" }, /^inputs\.generation_category: must be one of/],
-    ["a category the model does not support", { model: "swift-video-lite", generation_category: "reference_to_video" }, /^inputs\.generation_category: swift-video-lite supports/],
-    ["a resolution the model does not offer", { resolution: "4k" }, /^inputs\.resolution: must be one of 480p, 720p, 1080p/],
+    [
+      "first_frame_to_video without first_frame",
+      { generation_category: "first_frame_to_video" },
+      /^inputs\.first_frame: is required for first_frame_to_video$/,
+    ],
+    [
+      "first_last_frame_to_video without last_frame",
+      { generation_category: "first_last_frame_to_video", first_frame: "https://e.com/a.png" },
+      /^inputs\.last_frame: is required/,
+    ],
+    [
+      "an unknown generation_category",
+      { generation_category: "sketch_to_video" },
+      /^inputs\.generation_category: must be one of/,
+    ],
+    [
+      "a category the model does not support",
+      { model: "swift-video-lite", generation_category: "reference_to_video" },
+      /^inputs\.generation_category: swift-video-lite supports/,
+    ],
+    [
+      "a resolution the model does not offer",
+      { resolution: "4k" },
+      /^inputs\.resolution: must be one of 480p, 720p, 1080p/,
+    ],
     ["a quoted duration", { duration: "5" }, /^inputs\.duration: must be an integer$/],
     ["a duration out of range", { duration: 99 }, /^inputs\.duration: must be from 1 to 15/],
     ["an unsupported ratio", { ratio: "4:3" }, /^inputs\.ratio: must be one of/],
-    ["a non-boolean contains_real_person_material", { contains_real_person_material: "yes" }, /^inputs\.contains_real_person_material: must be a boolean$/],
+    [
+      "a non-boolean contains_real_person_material",
+      { contains_real_person_material: "yes" },
+      /^inputs\.contains_real_person_material: must be a boolean$/,
+    ],
     ["an undocumented input", { negative_prompt: "x" }, /^inputs\.negative_prompt: is not a known input/],
     ["images that are not an array", { images: "https://e.com/a.png" }, /^inputs\.images: must be an array/],
   ])("refuses %s with code 1", async (_name, inputs, msg) => {
@@ -104,7 +149,10 @@ describe("POST /model-runs/videos", () => {
   });
 
   it("refuses a body without idempotency_key or inputs", async () => {
-    expectParamError(await submit({ inputs: { model: "demo-video", prompt: "x" } }), /^idempotency_key: is required$/);
+    expectParamError(
+      await submit({ inputs: { model: "demo-video", prompt: "x" } }),
+      /^idempotency_key: is required$/,
+    );
     expectParamError(await submit({ idempotency_key: "x" }), /^inputs: is required$/);
   });
 
@@ -114,16 +162,26 @@ describe("POST /model-runs/videos", () => {
     const ok = await submit(
       video({
         generation_category: "reference_to_video",
-        images: [own, { uri: "data:image/png;base64,iVBORw0KGgo=", role: "reference_image", label: " @hero " }, { uri: "https://e.com/b.png", label: "@@x" }],
+        images: [
+          own,
+          { uri: "data:image/png;base64,iVBORw0KGgo=", role: "reference_image", label: " @hero " },
+          { uri: "https://e.com/b.png", label: "@@x" },
+        ],
       }),
     );
     expect(ok.body.code).toBe(0);
     const stored = (await runOf(ok.body.data.run_id))!.inputs.images;
     expect(stored[1].label).toBe("hero");
     expect(stored[2].label).toBe("@x");
-    expectParamError(await submit(video({ images: ["asset_abc123"] })), /^inputs\.images\[0\]: a bare asset id/);
+    expectParamError(
+      await submit(video({ images: ["asset_abc123"] })),
+      /^inputs\.images\[0\]: a bare asset id/,
+    );
     expectParamError(await submit(video({ images: [bobs] })), /^inputs\.images\[0\]: asset .+ not found/);
-    expectParamError(await submit(video({ videos: [own] })), /^inputs\.videos\[0\]: asset .+ is a image asset, video expected/);
+    expectParamError(
+      await submit(video({ videos: [own] })),
+      /^inputs\.videos\[0\]: asset .+ is a image asset, video expected/,
+    );
     expectParamError(
       await submit(
         video({
@@ -147,8 +205,13 @@ describe("model-run idempotency", () => {
   it("returns the same task for the same API key and key, once charged", async () => {
     const body = video();
     const first = (await submit(body)).body.data;
-    const again = (await submit({ ...body, inputs: { model: "demo-video", prompt: "other", duration: 10 } })).body.data;
-    expect(again).toMatchObject({ run_id: first.run_id, idempotent_replay: true, frozen_amount: first.frozen_amount });
+    const again = (await submit({ ...body, inputs: { model: "demo-video", prompt: "other", duration: 10 } }))
+      .body.data;
+    expect(again).toMatchObject({
+      run_id: first.run_id,
+      idempotent_replay: true,
+      frozen_amount: first.frozen_amount,
+    });
     expect(await balance()).toBe(49.5);
   });
 
@@ -216,7 +279,9 @@ describe("model-run lifecycle, settlement and events", () => {
       error_message: "",
     });
     expect(await balance()).toBe(minus(50, "0.2"));
-    expect((await events(run.run_id)).map((e) => [e.event_type, e.run_status, e.settlement_status, e.amount])).toEqual([
+    expect(
+      (await events(run.run_id)).map((e) => [e.event_type, e.run_status, e.settlement_status, e.amount]),
+    ).toEqual([
       ["created", "created", "pending", "0.00000000"],
       ["reserved", "created", "pending", "0.20000000"],
       ["gateway_submitted", "running", "pending", "0.00000000"],
@@ -229,8 +294,22 @@ describe("model-run lifecycle, settlement and events", () => {
     const run = (await submit(video())).body.data;
     const items = await events(run.run_id);
     expect(items).toEqual([
-      { event_type: "created", run_status: "created", settlement_status: "pending", amount: "0.00000000", error_message: "", created_at: run.created_at },
-      { event_type: "reserved", run_status: "created", settlement_status: "pending", amount: "0.50000000", error_message: "", created_at: run.created_at },
+      {
+        event_type: "created",
+        run_status: "created",
+        settlement_status: "pending",
+        amount: "0.00000000",
+        error_message: "",
+        created_at: run.created_at,
+      },
+      {
+        event_type: "reserved",
+        run_status: "created",
+        settlement_status: "pending",
+        amount: "0.50000000",
+        error_message: "",
+        created_at: run.created_at,
+      },
     ]);
   });
 
@@ -246,7 +325,14 @@ describe("model-run lifecycle, settlement and events", () => {
     });
     expect(await balance()).toBe(50);
     const items = await events(run.run_id);
-    expect(items.map((e) => e.event_type)).toEqual(["created", "reserved", "gateway_submitted", "gateway_refreshed", "failed", "released"]);
+    expect(items.map((e) => e.event_type)).toEqual([
+      "created",
+      "reserved",
+      "gateway_submitted",
+      "gateway_refreshed",
+      "failed",
+      "released",
+    ]);
     expect(items[4]).toMatchObject({ run_status: "failed", error_message: expect.stringContaining("FAIL") });
     expect(items[5]).toMatchObject({ amount: "0.50000000", settlement_status: "released" });
   });
@@ -271,8 +357,17 @@ describe("model-run lifecycle, settlement and events", () => {
     expect(await balance()).toBe(50);
     const items = await events(run.run_id);
     expect(items.slice(-2)).toEqual([
-      expect.objectContaining({ event_type: "cancelled", run_status: "cancelled", amount: "0.00000000", error_message: expect.stringMatching(/.+/) }),
-      expect.objectContaining({ event_type: "released", settlement_status: "released", amount: "2.00000000" }),
+      expect.objectContaining({
+        event_type: "cancelled",
+        run_status: "cancelled",
+        amount: "0.00000000",
+        error_message: expect.stringMatching(/.+/),
+      }),
+      expect.objectContaining({
+        event_type: "released",
+        settlement_status: "released",
+        amount: "2.00000000",
+      }),
     ]);
     await t.advance(60);
     expect((await runOf(run.run_id))!.status).toBe("cancelled");
@@ -285,7 +380,12 @@ describe("model-run lifecycle, settlement and events", () => {
     const res = await cancel(run.run_id);
     expect(res.body).toMatchObject({
       code: 0,
-      data: { status: "completed", settlement_status: "settled", released_amount: "0.00000000", error_code: "" },
+      data: {
+        status: "completed",
+        settlement_status: "settled",
+        released_amount: "0.00000000",
+        error_code: "",
+      },
     });
     expect(await balance()).toBe(48);
     expect((await events(run.run_id)).map((e) => e.event_type)).not.toContain("cancelled");
@@ -293,12 +393,18 @@ describe("model-run lifecycle, settlement and events", () => {
 
   it("hides another key's task from cancel and events with 404 code -1", async () => {
     const run = (await submit(video())).body.data;
-    for (const res of [await cancel(run.run_id, ALICE_2), await t.api("GET", "/model-runs/events", { key: BOB, query: { run_id: run.run_id } })]) {
+    for (const res of [
+      await cancel(run.run_id, ALICE_2),
+      await t.api("GET", "/model-runs/events", { key: BOB, query: { run_id: run.run_id } }),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe(-1);
     }
     expect((await cancel("mrun-unknown")).status).toBe(404);
-    expectParamError(await t.api("POST", "/model-runs/cancel", { key: ALICE, body: {} }), /^run_id: is required$/);
+    expectParamError(
+      await t.api("POST", "/model-runs/cancel", { key: ALICE, body: {} }),
+      /^run_id: is required$/,
+    );
   });
 });
 
@@ -310,32 +416,74 @@ describe("state file", () => {
       const first = await startTestEmulator({ apiKeys: KEYS, stateFile, startTime: 1_800_000_000 });
       const form = new FormData();
       form.append("file", new Blob([Buffer.from("img")], { type: "image/png" }), "face.png");
-      const asset = ((await (await fetch(`${first.apiBase}/assets`, { method: "POST", headers: { authorization: `Bearer ${ALICE}` }, body: form })).json()) as Json).data;
-      const wfBody = { workflow_id: "wf_portrait_studio", idempotency_key: "wf-k", inputs: { prompt: "p", reference_image: asset.asset_uri } };
+      const asset = (
+        (await (
+          await fetch(`${first.apiBase}/assets`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${ALICE}` },
+            body: form,
+          })
+        ).json()) as Json
+      ).data;
+      const wfBody = {
+        workflow_id: "wf_portrait_studio",
+        idempotency_key: "wf-k",
+        inputs: { prompt: "p", reference_image: asset.asset_uri },
+      };
       const wf = (await first.api("POST", "/workflow/run/submit", { key: ALICE, body: wfBody })).body.data;
       const mrBody = video();
       const mr = (await first.api("POST", "/model-runs/videos", { key: ALICE, body: mrBody })).body.data;
       await first.advance(10);
       const before = {
         asset: (await first.api("GET", `/assets/${asset.asset_id}`, { key: ALICE })).body,
-        wf: (await first.api("GET", "/workflow/run/info", { key: ALICE, query: { run_order_id: wf.run_order_id } })).body,
+        wf: (
+          await first.api("GET", "/workflow/run/info", {
+            key: ALICE,
+            query: { run_order_id: wf.run_order_id },
+          })
+        ).body,
         runs: (await first.api("GET", "/model-runs/list", { key: ALICE })).body,
-        events: (await first.api("GET", "/model-runs/events", { key: ALICE, query: { run_id: mr.run_id } })).body,
+        events: (await first.api("GET", "/model-runs/events", { key: ALICE, query: { run_id: mr.run_id } }))
+          .body,
         balance: (await first.api("GET", "/balance/info", { key: ALICE })).body,
       };
       await first.close();
 
       const second = await startTestEmulator({ apiKeys: KEYS, stateFile });
-      expect((await second.api("GET", `/assets/${asset.asset_id}`, { key: ALICE })).body).toEqual(before.asset);
-      expect((await second.api("GET", "/workflow/run/info", { key: ALICE, query: { run_order_id: wf.run_order_id } })).body).toEqual(before.wf);
+      expect((await second.api("GET", `/assets/${asset.asset_id}`, { key: ALICE })).body).toEqual(
+        before.asset,
+      );
+      expect(
+        (
+          await second.api("GET", "/workflow/run/info", {
+            key: ALICE,
+            query: { run_order_id: wf.run_order_id },
+          })
+        ).body,
+      ).toEqual(before.wf);
       expect((await second.api("GET", "/model-runs/list", { key: ALICE })).body).toEqual(before.runs);
-      expect((await second.api("GET", "/model-runs/events", { key: ALICE, query: { run_id: mr.run_id } })).body).toEqual(before.events);
+      expect(
+        (await second.api("GET", "/model-runs/events", { key: ALICE, query: { run_id: mr.run_id } })).body,
+      ).toEqual(before.events);
       expect((await second.api("GET", "/balance/info", { key: ALICE })).body).toEqual(before.balance);
-      expect((await second.api("POST", "/workflow/run/submit", { key: ALICE, body: wfBody })).body.data).toMatchObject({ run_order_id: wf.run_order_id, idempotent_replay: true });
-      expect((await second.api("POST", "/model-runs/videos", { key: ALICE, body: mrBody })).body.data).toMatchObject({ run_id: mr.run_id, idempotent_replay: true });
+      expect(
+        (await second.api("POST", "/workflow/run/submit", { key: ALICE, body: wfBody })).body.data,
+      ).toMatchObject({ run_order_id: wf.run_order_id, idempotent_replay: true });
+      expect(
+        (await second.api("POST", "/model-runs/videos", { key: ALICE, body: mrBody })).body.data,
+      ).toMatchObject({ run_id: mr.run_id, idempotent_replay: true });
       await second.advance(30);
-      expect((await second.api("GET", "/workflow/run/info", { key: ALICE, query: { run_order_id: wf.run_order_id } })).body.data.run_status).toBe("succeeded");
-      expect((await second.api("GET", "/model-runs/list", { key: ALICE })).body.data.items[0].status).toBe("completed");
+      expect(
+        (
+          await second.api("GET", "/workflow/run/info", {
+            key: ALICE,
+            query: { run_order_id: wf.run_order_id },
+          })
+        ).body.data.run_status,
+      ).toBe("succeeded");
+      expect((await second.api("GET", "/model-runs/list", { key: ALICE })).body.data.items[0].status).toBe(
+        "completed",
+      );
       await second.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

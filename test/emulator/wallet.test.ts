@@ -29,7 +29,13 @@ describe("emulator wallet", () => {
     const { bill, released } = wallet.settle(id, "7.5");
     expect(released).toBe("2.50000000");
     expect(wallet.balance("u")).toBe("92.50000000");
-    expect(bill).toMatchObject({ kind: "workflow_run", resource_id: "run-1", amount: "7.50000000", start_time: 1_000, end_time: 1_025 });
+    expect(bill).toMatchObject({
+      kind: "workflow_run",
+      resource_id: "run-1",
+      amount: "7.50000000",
+      start_time: 1_000,
+      end_time: 1_025,
+    });
     expect(wallet.billsOf("u")).toEqual([bill]);
   });
 
@@ -48,14 +54,21 @@ describe("emulator wallet", () => {
 
   it("refuses a reservation the balance does not cover with 400 code 1", () => {
     expect(() => wallet.reserve("u", "100.00000001", { kind: "k", resource_id: "r" })).toThrow(
-      expect.objectContaining({ status: 400, code: 1, message: expect.stringMatching(/^insufficient balance: /) }),
+      expect.objectContaining({
+        status: 400,
+        code: 1,
+        message: expect.stringMatching(/^insufficient balance: /),
+      }),
     );
     expect(wallet.balance("u")).toBe("100.00000000");
   });
 
   it("survives a snapshot and restore", () => {
     const id = wallet.reserve("u", "5", { kind: "k", resource_id: "r" });
-    const copy = new Wallet(() => now, (prefix) => `${prefix}-copy`);
+    const copy = new Wallet(
+      () => now,
+      (prefix) => `${prefix}-copy`,
+    );
     copy.restore(JSON.parse(JSON.stringify(wallet.snapshot())));
     expect(copy.balance("u")).toBe("95.00000000");
     expect(copy.release(id)).toBe("5.00000000");

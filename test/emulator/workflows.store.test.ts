@@ -40,7 +40,11 @@ function rejection(fn: () => unknown): ApiError {
 describe("WorkflowStore (no HTTP)", () => {
   it("walks queued -> running -> succeeded on the clock and settles compute by running time", () => {
     const { store, wallet, advance, now } = setup();
-    const run = store.submit("alice", { workflow_id: "wf_portrait_studio", idempotency_key: "k1", inputs: portraitInputs }, now());
+    const run = store.submit(
+      "alice",
+      { workflow_id: "wf_portrait_studio", idempotency_key: "k1", inputs: portraitInputs },
+      now(),
+    );
     expect(run.run_status).toBe("queued");
     expect(wallet.balance("alice")).toBe("9.50000000");
     expect(store.nextDueAt()).toBe(T0 + 5);
@@ -75,7 +79,11 @@ describe("WorkflowStore (no HTTP)", () => {
   it("refuses a quote the balance cannot cover and keeps no record", () => {
     const { store, now } = setup();
     const error = rejection(() =>
-      store.submit("bob", { workflow_id: "wf_portrait_studio", idempotency_key: "k", inputs: portraitInputs }, now()),
+      store.submit(
+        "bob",
+        { workflow_id: "wf_portrait_studio", idempotency_key: "k", inputs: portraitInputs },
+        now(),
+      ),
     );
     expect(error.message).toMatch(/^insufficient balance/);
     expect(store.runList("bob", {}).total).toBe(0);
@@ -83,11 +91,19 @@ describe("WorkflowStore (no HTTP)", () => {
 
   it("round-trips runs and idempotency keys through snapshot and restore", () => {
     const a = setup();
-    const run = a.store.submit("alice", { workflow_id: "wf_portrait_studio", idempotency_key: "k", inputs: portraitInputs }, a.now());
+    const run = a.store.submit(
+      "alice",
+      { workflow_id: "wf_portrait_studio", idempotency_key: "k", inputs: portraitInputs },
+      a.now(),
+    );
     const b = setup();
     b.store.restore(JSON.parse(JSON.stringify(a.store.snapshot())));
     expect(b.store.runInfo("alice", run.run_order_id)).toEqual(a.store.runInfo("alice", run.run_order_id));
-    const replay = b.store.submit("alice", { workflow_id: "wf_portrait_studio", idempotency_key: "k" }, b.now());
+    const replay = b.store.submit(
+      "alice",
+      { workflow_id: "wf_portrait_studio", idempotency_key: "k" },
+      b.now(),
+    );
     expect(replay).toMatchObject({ run_order_id: run.run_order_id, idempotent_replay: true });
     expect(b.store.nextDueAt()).toBe(T0 + 5);
   });

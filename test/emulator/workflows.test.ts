@@ -9,7 +9,10 @@ const BOB = "bob-key";
 const STUDIO = "studio-key";
 
 beforeAll(async () => {
-  t = await startTestEmulator({ apiKeys: [`alice:${ALICE}`, `bob:${BOB}`, `studio:${STUDIO}`], balance: 100 });
+  t = await startTestEmulator({
+    apiKeys: [`alice:${ALICE}`, `bob:${BOB}`, `studio:${STUDIO}`],
+    balance: 100,
+  });
 });
 afterAll(() => t.close());
 beforeEach(async () => {
@@ -20,12 +23,17 @@ const get = (path: string, key = ALICE) => t.api("GET", path, { key });
 const submit = (body: Json, key = ALICE) => t.api("POST", "/workflow/run/submit", { key, body });
 const advance = (seconds: number) => t.advance(seconds);
 const balance = async (key = ALICE) => (await get("/balance/info", key)).body.data.balance as number;
-const runInfo = async (id: string, key = ALICE) => (await get(`/workflow/run/info?run_order_id=${id}`, key)).body.data as Json;
+const runInfo = async (id: string, key = ALICE) =>
+  (await get(`/workflow/run/info?run_order_id=${id}`, key)).body.data as Json;
 
 async function upload(name: string, type: string, key = ALICE): Promise<Json> {
   const form = new FormData();
   form.append("file", new Blob([Buffer.from("binary-bytes")], { type }), name);
-  const res = await fetch(`${t.apiBase}/assets`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${t.apiBase}/assets`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   const body = (await res.json()) as Json;
   expect(body.code).toBe(0);
   return body.data;
@@ -79,24 +87,37 @@ describe("workflow market", () => {
         "updated_at",
       ].sort(),
     );
-    expect(res.body.data.items[0]).toMatchObject({ quote_currency: "CNY", quote_amount: "1.20000000", may_incur_external_model_cost: true });
+    expect(res.body.data.items[0]).toMatchObject({
+      quote_currency: "CNY",
+      quote_amount: "1.20000000",
+      may_incur_external_model_cost: true,
+    });
   });
 
   it("filters by keyword and tag and pages", async () => {
-    expect((await get("/workflow/market/list?keyword=PORTRAIT")).body.data.items.map((w: Json) => w.workflow_id)).toEqual([PORTRAIT]);
-    expect((await get("/workflow/market/list?tag=video")).body.data.items.map((w: Json) => w.workflow_id)).toEqual([REMIX]);
+    expect(
+      (await get("/workflow/market/list?keyword=PORTRAIT")).body.data.items.map((w: Json) => w.workflow_id),
+    ).toEqual([PORTRAIT]);
+    expect(
+      (await get("/workflow/market/list?tag=video")).body.data.items.map((w: Json) => w.workflow_id),
+    ).toEqual([REMIX]);
     const second = (await get("/workflow/market/list?page=2&page_size=1")).body.data;
     expect(second).toMatchObject({ total: 2, page: 2, page_size: 1 });
     expect(second.items.map((w: Json) => w.workflow_id)).toEqual([PORTRAIT]);
   });
 
   it("refuses an unknown sort and a page of 0 with code 1", async () => {
-    expect((await get("/workflow/market/list?sort=popular")).body).toMatchObject({ code: 1, msg: "sort: must be latest" });
+    expect((await get("/workflow/market/list?sort=popular")).body).toMatchObject({
+      code: 1,
+      msg: "sort: must be latest",
+    });
     expect((await get("/workflow/market/list?page=0")).status).toBe(400);
   });
 
   it("shows a non-public workflow to its owner only", async () => {
-    expect((await get("/workflow/market/list", STUDIO)).body.data.items.map((w: Json) => w.workflow_id)).toContain("wf_team_sketch");
+    expect(
+      (await get("/workflow/market/list", STUDIO)).body.data.items.map((w: Json) => w.workflow_id),
+    ).toContain("wf_team_sketch");
     expect((await get("/workflow/market/info?workflow_id=wf_team_sketch", STUDIO)).body.code).toBe(0);
     const hidden = await get("/workflow/market/info?workflow_id=wf_team_sketch");
     expect(hidden.status).toBe(404);
@@ -111,7 +132,20 @@ describe("workflow market", () => {
       expect(detail.candidate_output_manifest.length).toBeGreaterThan(0);
     }
     expect([...types].sort()).toEqual(
-      ["string", "int", "float", "bool", "image_input", "video_input", "audio_input", "file_input", "image", "video", "audio", "file"].sort(),
+      [
+        "string",
+        "int",
+        "float",
+        "bool",
+        "image_input",
+        "video_input",
+        "audio_input",
+        "file_input",
+        "image",
+        "video",
+        "audio",
+        "file",
+      ].sort(),
     );
     const detail = (await get(`/workflow/market/info?workflow_id=${REMIX}`)).body.data;
     expect(detail).toMatchObject({
@@ -124,18 +158,39 @@ describe("workflow market", () => {
       owner: { user_id: expect.any(String), display_name: expect.any(String) },
     });
     const fps = detail.editable_parameter_manifest.find((e: Json) => e.name === "fps");
-    expect(fps.ui_schema).toMatchObject({ control: "select", options: [{ label: "24", value: 24 }, { label: "29.97", value: 29.97 }] });
+    expect(fps.ui_schema).toMatchObject({
+      control: "select",
+      options: [
+        { label: "24", value: 24 },
+        { label: "29.97", value: 29.97 },
+      ],
+    });
     const loop = detail.editable_parameter_manifest.find((e: Json) => e.name === "loop");
     expect(loop.ui_schema.options.map((o: Json) => o.value)).toEqual([true, false]);
-    expect(detail.editable_parameter_manifest.find((e: Json) => e.name === "source_video")).toMatchObject({ required: true, value_type: "video_input" });
+    expect(detail.editable_parameter_manifest.find((e: Json) => e.name === "source_video")).toMatchObject({
+      required: true,
+      value_type: "video_input",
+    });
     expect(detail.candidate_output_manifest[0]).toEqual(
-      expect.objectContaining({ name: "remix", type: "video", node_id: expect.any(String), output_key: "videos", file_index: 0 }),
+      expect.objectContaining({
+        name: "remix",
+        type: "video",
+        node_id: expect.any(String),
+        output_key: "videos",
+        file_index: 0,
+      }),
     );
   });
 
   it("answers 404 code -1 for an unknown workflow and code 1 without workflow_id", async () => {
-    expect((await get("/workflow/market/info?workflow_id=wf_nope")).body).toMatchObject({ code: -1, msg: expect.stringMatching(/not found/) });
-    expect((await get("/workflow/market/info")).body).toMatchObject({ code: 1, msg: "workflow_id: is required" });
+    expect((await get("/workflow/market/info?workflow_id=wf_nope")).body).toMatchObject({
+      code: -1,
+      msg: expect.stringMatching(/not found/),
+    });
+    expect((await get("/workflow/market/info")).body).toMatchObject({
+      code: 1,
+      msg: "workflow_id: is required",
+    });
   });
 });
 
@@ -153,7 +208,8 @@ describe("workflow run submit and lifecycle", () => {
       run_status: "queued",
       idempotent_replay: false,
     });
-    for (const field of ["run_order_id", "task_id", "prompt_id", "billing_run_id"]) expect(typeof data[field]).toBe("string");
+    for (const field of ["run_order_id", "task_id", "prompt_id", "billing_run_id"])
+      expect(typeof data[field]).toBe("string");
     expect(await balance()).toBe(99.5);
 
     await advance(4);
@@ -202,7 +258,10 @@ describe("workflow run submit and lifecycle", () => {
     for (const flag of [undefined, false]) {
       const res = await submit(remix({}, { accept_external_cost_risk: flag }));
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: 1, msg: expect.stringMatching(/^accept_external_cost_risk: must be true/) });
+      expect(res.body).toMatchObject({
+        code: 1,
+        msg: expect.stringMatching(/^accept_external_cost_risk: must be true/),
+      });
     }
     expect(await balance()).toBe(100);
   });
@@ -224,7 +283,11 @@ describe("workflow run submit and lifecycle", () => {
     });
     expect(await balance()).toBe(99.6);
     const execution = (await get(`/workflow/run/execution?run_order_id=${data.run_order_id}`)).body.data;
-    expect(execution.error).toMatchObject({ code: "EXECUTION_FAILED", message: run.error_message, engine_code: "EXECUTION_FAILED" });
+    expect(execution.error).toMatchObject({
+      code: "EXECUTION_FAILED",
+      message: run.error_message,
+      engine_code: "EXECUTION_FAILED",
+    });
   });
 
   it("refuses a quote the balance cannot cover with code 1 and creates no run", async () => {
@@ -238,7 +301,9 @@ describe("workflow run submit and lifecycle", () => {
   it("pins an older revision: its quote and its manifest; an unknown revision is 404 code -1", async () => {
     const res = await submit(portrait({}, { revision_id: "rev_portrait_studio_1" }));
     expect(res.body.data).toMatchObject({ revision_id: "rev_portrait_studio_1", quote_amount: "0.40000000" });
-    const old = await submit(portrait({ style_image: "https://example.com/s.png" }, { revision_id: "rev_portrait_studio_1" }));
+    const old = await submit(
+      portrait({ style_image: "https://example.com/s.png" }, { revision_id: "rev_portrait_studio_1" }),
+    );
     expectEngineRejection(old, /style_image is not in the manifest/);
     const missing = await submit(portrait({}, { revision_id: "rev_nope" }));
     expect(missing.status).toBe(404);
@@ -246,8 +311,14 @@ describe("workflow run submit and lifecycle", () => {
   });
 
   it("refuses a body without idempotency_key or workflow_id with code 1", async () => {
-    expect((await submit({ workflow_id: PORTRAIT })).body).toMatchObject({ code: 1, msg: "idempotency_key: is required" });
-    expect((await submit({ idempotency_key: "x" })).body).toMatchObject({ code: 1, msg: "workflow_id: is required" });
+    expect((await submit({ workflow_id: PORTRAIT })).body).toMatchObject({
+      code: 1,
+      msg: "idempotency_key: is required",
+    });
+    expect((await submit({ idempotency_key: "x" })).body).toMatchObject({
+      code: 1,
+      msg: "workflow_id: is required",
+    });
     expect((await submit({ workflow_id: PORTRAIT, idempotency_key: "x", inputs: [] })).body.code).toBe(1);
   });
 });
@@ -258,7 +329,11 @@ describe("workflow submit idempotency", () => {
     const first = (await submit(body)).body.data;
     await advance(6);
     const again = (await submit({ ...body, inputs: { prompt: "other" } })).body.data;
-    expect(again).toMatchObject({ run_order_id: first.run_order_id, idempotent_replay: true, run_status: "running" });
+    expect(again).toMatchObject({
+      run_order_id: first.run_order_id,
+      idempotent_replay: true,
+      run_status: "running",
+    });
     expect(await balance()).toBe(99.5);
   });
 
@@ -309,7 +384,9 @@ describe("workflow input rules", () => {
   });
 
   it("keeps JSON types: ints, floats, bools and select options in their own types", async () => {
-    const ok = await submit(portrait({ steps: 20, cfg_scale: 7, hires_fix: true, sampler: "dpmpp_2m", batch_size: 4 }));
+    const ok = await submit(
+      portrait({ steps: 20, cfg_scale: 7, hires_fix: true, sampler: "dpmpp_2m", batch_size: 4 }),
+    );
     expect(ok.body.code).toBe(0);
     const run = await runInfo(ok.body.data.run_order_id);
     expect(run.inputs).toMatchObject({ steps: 20, cfg_scale: 7, hires_fix: true, batch_size: 4 });
@@ -353,7 +430,10 @@ describe("workflow input rules", () => {
 
   it("rejects an asset of another media type, another user's asset and an expired one", async () => {
     const video = await upload("clip.mp4", "video/mp4");
-    expectEngineRejection(await submit(portrait({ reference_image: video.asset_uri })), /video asset, image expected/);
+    expectEngineRejection(
+      await submit(portrait({ reference_image: video.asset_uri })),
+      /video asset, image expected/,
+    );
     const bobs = await upload("face.png", "image/png", BOB);
     expectEngineRejection(await submit(portrait({ reference_image: bobs.asset_uri })), /not found/);
     const mine = await upload("face.png", "image/png");
@@ -391,9 +471,17 @@ describe("workflow run queries", () => {
     await submit(portrait(), BOB);
     const all = (await get("/workflow/run/list")).body.data;
     expect(all.total).toBe(3);
-    expect(all.items.map((r: Json) => r.run_order_id)).toEqual([c.run_order_id, b.run_order_id, a.run_order_id]);
-    expect((await get(`/workflow/run/list?workflow_id=${REMIX}`)).body.data.items.map((r: Json) => r.run_order_id)).toEqual([b.run_order_id]);
-    expect((await get("/workflow/run/list?status=succeeded")).body.data.items.map((r: Json) => r.run_order_id)).toEqual([a.run_order_id]);
+    expect(all.items.map((r: Json) => r.run_order_id)).toEqual([
+      c.run_order_id,
+      b.run_order_id,
+      a.run_order_id,
+    ]);
+    expect(
+      (await get(`/workflow/run/list?workflow_id=${REMIX}`)).body.data.items.map((r: Json) => r.run_order_id),
+    ).toEqual([b.run_order_id]);
+    expect(
+      (await get("/workflow/run/list?status=succeeded")).body.data.items.map((r: Json) => r.run_order_id),
+    ).toEqual([a.run_order_id]);
     const page = (await get("/workflow/run/list?page=2&page_size=2")).body.data;
     expect(page).toMatchObject({ total: 3, page: 2, page_size: 2 });
     expect(page.items).toHaveLength(1);
@@ -402,7 +490,10 @@ describe("workflow run queries", () => {
 
   it("hides another user's run behind 404 code -1", async () => {
     const run = (await submit(portrait())).body.data;
-    for (const path of [`/workflow/run/info?run_order_id=${run.run_order_id}`, `/workflow/run/execution?run_order_id=${run.run_order_id}`]) {
+    for (const path of [
+      `/workflow/run/info?run_order_id=${run.run_order_id}`,
+      `/workflow/run/execution?run_order_id=${run.run_order_id}`,
+    ]) {
       const res = await get(path, BOB);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe(-1);
@@ -429,7 +520,12 @@ describe("workflow run queries", () => {
     });
     await advance(13);
     const running = (await get(`/workflow/run/execution?run_order_id=${first.run_order_id}`)).body.data;
-    expect(running).toMatchObject({ status: "running", queue_info: { position: 0 }, progress_percent: 50, actual_execution_duration_sec: 10 });
+    expect(running).toMatchObject({
+      status: "running",
+      queue_info: { position: 0 },
+      progress_percent: 50,
+      actual_execution_duration_sec: 10,
+    });
     await advance(10);
     const done = (await get(`/workflow/run/execution?run_order_id=${first.run_order_id}`)).body.data;
     expect(done).toMatchObject({

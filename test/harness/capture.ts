@@ -1,14 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
 
 export interface RegisteredResource {
-    type: string;
-    name: string;
-    inputs: Record<string, unknown>;
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
 }
 
 /** Resolves once the output has a value (so no resolution is left pending after a test ends). */
 export function settle<T>(output: pulumi.Output<T>): Promise<T> {
-    return new Promise((resolve) => output.apply((v) => resolve(v)));
+  return new Promise((resolve) => output.apply((v) => resolve(v)));
 }
 
 /**
@@ -17,30 +17,30 @@ export function settle<T>(output: pulumi.Output<T>): Promise<T> {
  * provider text (DESIGN §7). Every resource's urn and id are awaited before returning.
  */
 export async function registrations(construct: () => pulumi.CustomResource[]): Promise<RegisteredResource[]> {
-    const seen: RegisteredResource[] = [];
-    await pulumi.runtime.setMocks(
-        {
-            newResource(args) {
-                seen.push({ type: args.type, name: args.name, inputs: args.inputs });
-                return { id: `${args.name}-id`, state: args.inputs };
-            },
-            call(args) {
-                return args.inputs;
-            },
-        },
-        "project",
-        "stack",
-        false,
-    );
-    const resources = construct();
-    await Promise.all(resources.flatMap((r) => [settle(r.urn), settle(r.id)]));
-    return seen;
+  const seen: RegisteredResource[] = [];
+  await pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        seen.push({ type: args.type, name: args.name, inputs: args.inputs });
+        return { id: `${args.name}-id`, state: args.inputs };
+      },
+      call(args) {
+        return args.inputs;
+      },
+    },
+    "project",
+    "stack",
+    false,
+  );
+  const resources = construct();
+  await Promise.all(resources.flatMap((r) => [settle(r.urn), settle(r.id)]));
+  return seen;
 }
 
 /** The serialized provider a dynamic resource stores in state, as the engine would receive it. */
 export async function serializedProvider(construct: () => pulumi.CustomResource): Promise<string> {
-    const [registered] = await registrations(() => [construct()]);
-    const text = registered?.inputs["__provider"];
-    if (typeof text !== "string") throw new Error(`${registered?.type} registered no __provider string`);
-    return text;
+  const [registered] = await registrations(() => [construct()]);
+  const text = registered?.inputs["__provider"];
+  if (typeof text !== "string") throw new Error(`${registered?.type} registered no __provider string`);
+  return text;
 }

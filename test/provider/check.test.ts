@@ -5,129 +5,262 @@ import { gpucloudHarness } from "./harness";
 const pod = { podUuid: "pod-1", gpuUuid: "gpu-1", gpuNums: 1 };
 
 describe("check, before any API call", () => {
-    let h: Harness;
-    // No config and no environment: check must not need the cloud.
-    beforeAll(async () => (h = await gpucloudHarness({ env: { PATH: process.env.PATH } })));
-    afterAll(() => h.stop());
+  let h: Harness;
+  // No config and no environment: check must not need the cloud.
+  beforeAll(async () => (h = await gpucloudHarness({ env: { PATH: process.env.PATH } })));
+  afterAll(() => h.stop());
 
-    describe("Instance", () => {
-        it("fills the defaults: running true, waitTimeoutSeconds 900", async () => {
-            expect(await h.check("Instance", pod)).toEqual({ inputs: { ...pod, running: true, waitTimeoutSeconds: 900 }, failures: [] });
-        });
-
-        it("refuses gpuNums 3 and names the field and the allowed values", async () => {
-            const { failures } = await h.check("Instance", { ...pod, gpuNums: 3 });
-            expect(failures).toEqual([{ property: "gpuNums", reason: "gpuNums must be one of 1, 2, 4, 8, got 3" }]);
-        });
-
-        it("refuses a title of 51 characters and accepts 50", async () => {
-            expect((await h.check("Instance", { ...pod, title: "x".repeat(51) })).failures).toEqual([
-                { property: "title", reason: "title must be at most 50 characters, got 51" },
-            ]);
-            expect((await h.check("Instance", { ...pod, title: "é".repeat(50) })).failures).toEqual([]);
-        });
-
-        it("wants exactly one of podUuid and imageUuid", async () => {
-            const none = await h.check("Instance", { gpuUuid: "g", gpuNums: 1 });
-            expect(none.failures).toEqual([{ property: "podUuid", reason: expect.stringContaining("exactly one of podUuid, imageUuid is required") }]);
-            const both = await h.check("Instance", { ...pod, imageUuid: "img" });
-            expect(both.failures).toEqual([{ property: "imageUuid", reason: expect.stringContaining("only one of podUuid, imageUuid") }]);
-        });
-
-        it("reports every broken rule at once, each by field", async () => {
-            const { failures } = await h.check("Instance", {
-                podUuid: "", gpuNums: "two", running: "yes", waitTimeoutSeconds: -1, shutdownAt: "tomorrow", colour: "red",
-            });
-            expect(failures.map((f) => f.property).sort()).toEqual(["colour", "gpuNums", "gpuUuid", "podUuid", "running", "shutdownAt", "waitTimeoutSeconds"]);
-        });
-
-        it("normalises shutdownAt from ISO 8601 to Unix seconds", async () => {
-            const { inputs } = await h.check("Instance", { ...pod, shutdownAt: "2030-01-02T03:04:05+01:00" });
-            expect(inputs.shutdownAt).toBe(Date.UTC(2030, 0, 2, 2, 4, 5) / 1000);
-        });
-
-        it("refuses a shutdownAt for an instance that should be stopped", async () => {
-            const { failures } = await h.check("Instance", { ...pod, running: false, shutdownAt: 1_900_000_000 });
-            expect(failures).toEqual([{ property: "shutdownAt", reason: expect.stringContaining("needs running: true") }]);
-        });
-
-        it("skips the rules of unknown values during preview, never failing on them", async () => {
-            const news = { podUuid: UNKNOWN, gpuUuid: UNKNOWN, gpuNums: UNKNOWN, title: UNKNOWN, shutdownAt: UNKNOWN };
-            expect(await h.check("Instance", news)).toEqual({ inputs: { ...news, running: true, waitTimeoutSeconds: 900 }, failures: [] });
-        });
+  describe("Instance", () => {
+    it("fills the defaults: running true, waitTimeoutSeconds 900", async () => {
+      expect(await h.check("Instance", pod)).toEqual({
+        inputs: { ...pod, running: true, waitTimeoutSeconds: 900 },
+        failures: [],
+      });
     });
 
-    describe("IdleClosePolicy", () => {
-        it("fills the defaults and checks periods and thresholds", async () => {
-            expect(await h.check("IdleClosePolicy", { instanceUuid: "i", idlePeriodMinutes: 30 })).toEqual({
-                inputs: { instanceUuid: "i", idlePeriodMinutes: 30, destroyOnIdle: false, gpuThreshold: 0, memoryThreshold: 0 },
-                failures: [],
-            });
-            const { failures } = await h.check("IdleClosePolicy", { instanceUuid: "i", idlePeriodMinutes: 0, gpuThreshold: 101, memoryThreshold: 2.5 });
-            expect(failures).toEqual([
-                { property: "idlePeriodMinutes", reason: "idlePeriodMinutes must be one of 10, 30, 60, 120, got 0" },
-                { property: "gpuThreshold", reason: "gpuThreshold must be an integer from 0 to 100" },
-                { property: "memoryThreshold", reason: "memoryThreshold must be an integer from 0 to 100" },
-            ]);
-        });
+    it("refuses gpuNums 3 and names the field and the allowed values", async () => {
+      const { failures } = await h.check("Instance", { ...pod, gpuNums: 3 });
+      expect(failures).toEqual([{ property: "gpuNums", reason: "gpuNums must be one of 1, 2, 4, 8, got 3" }]);
     });
 
-    describe("PersonalImage", () => {
-        it("wants exactly one of instanceUuid and adoptImageUuid", async () => {
-            expect((await h.check("PersonalImage", { instanceUuid: "i" })).failures).toEqual([]);
-            expect((await h.check("PersonalImage", {})).failures).toEqual([{ property: "instanceUuid", reason: expect.stringContaining("exactly one of instanceUuid, adoptImageUuid") }]);
-            expect((await h.check("PersonalImage", { instanceUuid: UNKNOWN })).failures).toEqual([]);
-        });
-
-        it("takes no title: save_image has none", async () => {
-            expect((await h.check("PersonalImage", { instanceUuid: "i", title: "mine" })).failures).toEqual([
-                { property: "title", reason: expect.stringContaining("title is not an input of this resource") },
-            ]);
-        });
+    it("refuses a title of 51 characters and accepts 50", async () => {
+      expect((await h.check("Instance", { ...pod, title: "x".repeat(51) })).failures).toEqual([
+        { property: "title", reason: "title must be at most 50 characters, got 51" },
+      ]);
+      expect((await h.check("Instance", { ...pod, title: "é".repeat(50) })).failures).toEqual([]);
     });
+
+    it("wants exactly one of podUuid and imageUuid", async () => {
+      const none = await h.check("Instance", { gpuUuid: "g", gpuNums: 1 });
+      expect(none.failures).toEqual([
+        {
+          property: "podUuid",
+          reason: expect.stringContaining("exactly one of podUuid, imageUuid is required"),
+        },
+      ]);
+      const both = await h.check("Instance", { ...pod, imageUuid: "img" });
+      expect(both.failures).toEqual([
+        { property: "imageUuid", reason: expect.stringContaining("only one of podUuid, imageUuid") },
+      ]);
+    });
+
+    it("reports every broken rule at once, each by field", async () => {
+      const { failures } = await h.check("Instance", {
+        podUuid: "",
+        gpuNums: "two",
+        running: "yes",
+        waitTimeoutSeconds: -1,
+        shutdownAt: "tomorrow",
+        colour: "red",
+      });
+      expect(failures.map((f) => f.property).sort()).toEqual([
+        "colour",
+        "gpuNums",
+        "gpuUuid",
+        "podUuid",
+        "running",
+        "shutdownAt",
+        "waitTimeoutSeconds",
+      ]);
+    });
+
+    it("normalises shutdownAt from ISO 8601 to Unix seconds", async () => {
+      const { inputs } = await h.check("Instance", { ...pod, shutdownAt: "2030-01-02T03:04:05+01:00" });
+      expect(inputs.shutdownAt).toBe(Date.UTC(2030, 0, 2, 2, 4, 5) / 1000);
+    });
+
+    it("refuses a shutdownAt for an instance that should be stopped", async () => {
+      const { failures } = await h.check("Instance", { ...pod, running: false, shutdownAt: 1_900_000_000 });
+      expect(failures).toEqual([
+        { property: "shutdownAt", reason: expect.stringContaining("needs running: true") },
+      ]);
+    });
+
+    it("skips the rules of unknown values during preview, never failing on them", async () => {
+      const news = {
+        podUuid: UNKNOWN,
+        gpuUuid: UNKNOWN,
+        gpuNums: UNKNOWN,
+        title: UNKNOWN,
+        shutdownAt: UNKNOWN,
+      };
+      expect(await h.check("Instance", news)).toEqual({
+        inputs: { ...news, running: true, waitTimeoutSeconds: 900 },
+        failures: [],
+      });
+    });
+  });
+
+  describe("IdleClosePolicy", () => {
+    it("fills the defaults and checks periods and thresholds", async () => {
+      expect(await h.check("IdleClosePolicy", { instanceUuid: "i", idlePeriodMinutes: 30 })).toEqual({
+        inputs: {
+          instanceUuid: "i",
+          idlePeriodMinutes: 30,
+          destroyOnIdle: false,
+          gpuThreshold: 0,
+          memoryThreshold: 0,
+        },
+        failures: [],
+      });
+      const { failures } = await h.check("IdleClosePolicy", {
+        instanceUuid: "i",
+        idlePeriodMinutes: 0,
+        gpuThreshold: 101,
+        memoryThreshold: 2.5,
+      });
+      expect(failures).toEqual([
+        { property: "idlePeriodMinutes", reason: "idlePeriodMinutes must be one of 10, 30, 60, 120, got 0" },
+        { property: "gpuThreshold", reason: "gpuThreshold must be an integer from 0 to 100" },
+        { property: "memoryThreshold", reason: "memoryThreshold must be an integer from 0 to 100" },
+      ]);
+    });
+  });
+
+  describe("PersonalImage", () => {
+    it("wants exactly one of instanceUuid and adoptImageUuid", async () => {
+      expect((await h.check("PersonalImage", { instanceUuid: "i" })).failures).toEqual([]);
+      expect((await h.check("PersonalImage", {})).failures).toEqual([
+        {
+          property: "instanceUuid",
+          reason: expect.stringContaining("exactly one of instanceUuid, adoptImageUuid"),
+        },
+      ]);
+      expect((await h.check("PersonalImage", { instanceUuid: UNKNOWN })).failures).toEqual([]);
+    });
+
+    it("takes no title: save_image has none", async () => {
+      expect((await h.check("PersonalImage", { instanceUuid: "i", title: "mine" })).failures).toEqual([
+        { property: "title", reason: expect.stringContaining("title is not an input of this resource") },
+      ]);
+    });
+  });
 });
 
 describe("diff", () => {
-    let h: Harness;
-    beforeAll(async () => (h = await gpucloudHarness({ env: { PATH: process.env.PATH } })));
-    afterAll(() => h.stop());
+  let h: Harness;
+  beforeAll(async () => (h = await gpucloudHarness({ env: { PATH: process.env.PATH } })));
+  afterAll(() => h.stop());
 
-    const state = { ...pod, running: true, waitTimeoutSeconds: 900, title: "a", instanceUuid: "i-1", status: 2 };
+  const state = {
+    ...pod,
+    running: true,
+    waitTimeoutSeconds: 900,
+    title: "a",
+    instanceUuid: "i-1",
+    status: 2,
+  };
 
-    it("updates title, running and shutdownAt in place", async () => {
-        expect(await h.diff("Instance", "i-1", state, { ...pod, running: false, waitTimeoutSeconds: 900, title: "b", shutdownAt: 1_900_000_000 })).toEqual({
-            changes: "some", replaces: [], deleteBeforeReplace: false,
-        });
+  it("updates title, running and shutdownAt in place", async () => {
+    expect(
+      await h.diff("Instance", "i-1", state, {
+        ...pod,
+        running: false,
+        waitTimeoutSeconds: 900,
+        title: "b",
+        shutdownAt: 1_900_000_000,
+      }),
+    ).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
     });
+  });
 
-    it("replaces on a change of gpuNums or pod", async () => {
-        const diff = await h.diff("Instance", "i-1", state, { ...pod, podUuid: "pod-2", gpuNums: 2, running: true, waitTimeoutSeconds: 900, title: "a" });
-        expect(diff.changes).toBe("some");
-        expect(diff.replaces.sort()).toEqual(["gpuNums", "podUuid"]);
+  it("replaces on a change of gpuNums or pod", async () => {
+    const diff = await h.diff("Instance", "i-1", state, {
+      ...pod,
+      podUuid: "pod-2",
+      gpuNums: 2,
+      running: true,
+      waitTimeoutSeconds: 900,
+      title: "a",
     });
+    expect(diff.changes).toBe("some");
+    expect(diff.replaces.sort()).toEqual(["gpuNums", "podUuid"]);
+  });
 
-    it("sees no change when the title is left to the cloud", async () => {
-        expect((await h.diff("Instance", "i-1", state, { ...pod, running: true, waitTimeoutSeconds: 900 })).changes).toBe("none");
-    });
+  it("sees no change when the title is left to the cloud", async () => {
+    expect(
+      (await h.diff("Instance", "i-1", state, { ...pod, running: true, waitTimeoutSeconds: 900 })).changes,
+    ).toBe("none");
+  });
 
-    it("plans a replacement when a replace field is unknown, an update when an in-place field is", async () => {
-        expect(await h.diff("Instance", "i-1", state, { ...pod, gpuUuid: UNKNOWN, running: true, waitTimeoutSeconds: 900, title: "a" })).toMatchObject({
-            changes: "some", replaces: ["gpuUuid"],
-        });
-        expect(await h.diff("Instance", "i-1", state, { ...pod, running: true, waitTimeoutSeconds: 900, title: UNKNOWN })).toMatchObject({
-            changes: "some", replaces: [],
-        });
+  it("plans a replacement when a replace field is unknown, an update when an in-place field is", async () => {
+    expect(
+      await h.diff("Instance", "i-1", state, {
+        ...pod,
+        gpuUuid: UNKNOWN,
+        running: true,
+        waitTimeoutSeconds: 900,
+        title: "a",
+      }),
+    ).toMatchObject({
+      changes: "some",
+      replaces: ["gpuUuid"],
     });
+    expect(
+      await h.diff("Instance", "i-1", state, {
+        ...pod,
+        running: true,
+        waitTimeoutSeconds: 900,
+        title: UNKNOWN,
+      }),
+    ).toMatchObject({
+      changes: "some",
+      replaces: [],
+    });
+  });
 
-    it("treats adopting the instance already in state as no change", async () => {
-        expect((await h.diff("Instance", "i-1", state, { ...pod, running: true, waitTimeoutSeconds: 900, title: "a", adoptInstanceUuid: "i-1" })).changes).toBe("none");
-        expect((await h.diff("Instance", "i-1", state, { ...pod, running: true, waitTimeoutSeconds: 900, title: "a", adoptInstanceUuid: "i-2" })).replaces).toEqual(["adoptInstanceUuid"]);
-    });
+  it("treats adopting the instance already in state as no change", async () => {
+    expect(
+      (
+        await h.diff("Instance", "i-1", state, {
+          ...pod,
+          running: true,
+          waitTimeoutSeconds: 900,
+          title: "a",
+          adoptInstanceUuid: "i-1",
+        })
+      ).changes,
+    ).toBe("none");
+    expect(
+      (
+        await h.diff("Instance", "i-1", state, {
+          ...pod,
+          running: true,
+          waitTimeoutSeconds: 900,
+          title: "a",
+          adoptInstanceUuid: "i-2",
+        })
+      ).replaces,
+    ).toEqual(["adoptInstanceUuid"]);
+  });
 
-    it("updates every policy field in place and replaces on another instance", async () => {
-        const policy = { instanceUuid: "i-1", idlePeriodMinutes: 10, destroyOnIdle: false, gpuThreshold: 0, memoryThreshold: 0 };
-        expect(await h.diff("IdleClosePolicy", "i-1", policy, { ...policy, idlePeriodMinutes: 60, destroyOnIdle: true, gpuThreshold: 5, memoryThreshold: 100 })).toMatchObject({ changes: "some", replaces: [] });
-        expect(await h.diff("IdleClosePolicy", "i-1", policy, { ...policy, instanceUuid: "i-2" })).toMatchObject({ changes: "some", replaces: ["instanceUuid"] });
-        expect(await h.diff("IdleClosePolicy", "i-1", policy, policy)).toMatchObject({ changes: "none", replaces: [] });
+  it("updates every policy field in place and replaces on another instance", async () => {
+    const policy = {
+      instanceUuid: "i-1",
+      idlePeriodMinutes: 10,
+      destroyOnIdle: false,
+      gpuThreshold: 0,
+      memoryThreshold: 0,
+    };
+    expect(
+      await h.diff("IdleClosePolicy", "i-1", policy, {
+        ...policy,
+        idlePeriodMinutes: 60,
+        destroyOnIdle: true,
+        gpuThreshold: 5,
+        memoryThreshold: 100,
+      }),
+    ).toMatchObject({ changes: "some", replaces: [] });
+    expect(await h.diff("IdleClosePolicy", "i-1", policy, { ...policy, instanceUuid: "i-2" })).toMatchObject({
+      changes: "some",
+      replaces: ["instanceUuid"],
     });
+    expect(await h.diff("IdleClosePolicy", "i-1", policy, policy)).toMatchObject({
+      changes: "none",
+      replaces: [],
+    });
+  });
 });

@@ -3,50 +3,60 @@ import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "..
 import { gpucloudHarness } from "./harness";
 
 describe("provider configuration", () => {
-    let emu: TestEmulator;
-    let spec: Record<string, unknown>;
-    const servers: Harness[] = [];
-    const start = async (options: Parameters<typeof gpucloudHarness>[0]) => {
-        const h = await gpucloudHarness(options);
-        servers.push(h);
-        return h;
-    };
-    const onlyPath = { PATH: process.env.PATH };
+  let emu: TestEmulator;
+  let spec: Record<string, unknown>;
+  const servers: Harness[] = [];
+  const start = async (options: Parameters<typeof gpucloudHarness>[0]) => {
+    const h = await gpucloudHarness(options);
+    servers.push(h);
+    return h;
+  };
+  const onlyPath = { PATH: process.env.PATH };
 
-    beforeAll(async () => {
-        emu = await startTestEmulator();
-        spec = { podUuid: (await pod(emu, "ComfyUI")).uuid, gpuUuid: await gpuUuid(emu, "4090D"), gpuNums: 1 };
-    });
-    afterAll(async () => {
-        await Promise.all(servers.map((h) => h.stop()));
-        await emu.close();
-    });
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+    spec = { podUuid: (await pod(emu, "ComfyUI")).uuid, gpuUuid: await gpuUuid(emu, "4090D"), gpuNums: 1 };
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((h) => h.stop()));
+    await emu.close();
+  });
 
-    it("names both ways to set a missing API key", async () => {
-        const h = await start({ config: { "gpucloud:baseUrl": emu.url }, env: onlyPath });
-        await expect(h.create("Instance", await h.checked("Instance", spec))).rejects.toThrow(
-            "gpucloud: no API key is configured. Set it with `pulumi config set --secret gpucloud:apiKey <key>` or the GPUCLOUD_API_KEY environment variable.",
-        );
-    });
+  it("names both ways to set a missing API key", async () => {
+    const h = await start({ config: { "gpucloud:baseUrl": emu.url }, env: onlyPath });
+    await expect(h.create("Instance", await h.checked("Instance", spec))).rejects.toThrow(
+      "gpucloud: no API key is configured. Set it with `pulumi config set --secret gpucloud:apiKey <key>` or the GPUCLOUD_API_KEY environment variable.",
+    );
+  });
 
-    it("names both ways to set a missing base URL", async () => {
-        const h = await start({ config: { "gpucloud:apiKey": secret(DEMO_KEY) }, env: onlyPath });
-        await expect(h.create("Instance", await h.checked("Instance", spec))).rejects.toThrow(/gpucloud:baseUrl.*GPUCLOUD_BASE_URL/);
-    });
+  it("names both ways to set a missing base URL", async () => {
+    const h = await start({ config: { "gpucloud:apiKey": secret(DEMO_KEY) }, env: onlyPath });
+    await expect(h.create("Instance", await h.checked("Instance", spec))).rejects.toThrow(
+      /gpucloud:baseUrl.*GPUCLOUD_BASE_URL/,
+    );
+  });
 
-    it("falls back to the environment, even when no Configure call arrives", async () => {
-        const h = await start({ env: { ...onlyPath, GPUCLOUD_API_KEY: DEMO_KEY, GPUCLOUD_BASE_URL: emu.url } });
-        const outcome = await h.create("IdleClosePolicy", await h.checked("IdleClosePolicy", { instanceUuid: "nope", idlePeriodMinutes: 10 })).catch((e: Error) => e);
-        // Reaching the cloud at all proves the settings came from the environment: the instance is unknown there.
-        expect(String(outcome)).toMatch(/not found/i);
-    });
+  it("falls back to the environment, even when no Configure call arrives", async () => {
+    const h = await start({ env: { ...onlyPath, GPUCLOUD_API_KEY: DEMO_KEY, GPUCLOUD_BASE_URL: emu.url } });
+    const outcome = await h
+      .create(
+        "IdleClosePolicy",
+        await h.checked("IdleClosePolicy", { instanceUuid: "nope", idlePeriodMinutes: 10 }),
+      )
+      .catch((e: Error) => e);
+    // Reaching the cloud at all proves the settings came from the environment: the instance is unknown there.
+    expect(String(outcome)).toMatch(/not found/i);
+  });
 
-    it("never shows the API key in errors or the server's log", async () => {
-        const key = "sk-wrong-0123456789";
-        const h = await start({ config: { "gpucloud:apiKey": secret(key), "gpucloud:baseUrl": emu.url }, env: onlyPath });
-        const error = await h.create("Instance", await h.checked("Instance", spec)).catch((e: Error) => e);
-        expect(String(error)).toMatch(/authentication|401/i);
-        expect(String(error)).not.toContain(key);
-        expect(h.server.stderr).not.toContain(key);
+  it("never shows the API key in errors or the server's log", async () => {
+    const key = "sk-wrong-0123456789";
+    const h = await start({
+      config: { "gpucloud:apiKey": secret(key), "gpucloud:baseUrl": emu.url },
+      env: onlyPath,
     });
+    const error = await h.create("Instance", await h.checked("Instance", spec)).catch((e: Error) => e);
+    expect(String(error)).toMatch(/authentication|401/i);
+    expect(String(error)).not.toContain(key);
+    expect(h.server.stderr).not.toContain(key);
+  });
 });

@@ -8,19 +8,23 @@ let captured: Promise<Record<Kind, string>> | undefined;
 
 /** The `__provider` text each resource class stores in state (captured once under Pulumi's runtime mocks). */
 export function providerTexts(): Promise<Record<Kind, string>> {
-    captured ??= capture();
-    return captured;
+  captured ??= capture();
+  return captured;
 }
 
 async function capture(): Promise<Record<Kind, string>> {
-    return {
-        Instance: await serializedProvider(() => new Instance("i", { podUuid: "p", gpuUuid: "g", gpuNums: 1 })),
-        IdleClosePolicy: await serializedProvider(() => new IdleClosePolicy("p", { instanceUuid: "i", idlePeriodMinutes: 10 })),
-        PersonalImage: await serializedProvider(() => new PersonalImage("m", { instanceUuid: "i" })),
-    };
+  return {
+    Instance: await serializedProvider(() => new Instance("i", { podUuid: "p", gpuUuid: "g", gpuNums: 1 })),
+    IdleClosePolicy: await serializedProvider(
+      () => new IdleClosePolicy("p", { instanceUuid: "i", idlePeriodMinutes: 10 }),
+    ),
+    PersonalImage: await serializedProvider(() => new PersonalImage("m", { instanceUuid: "i" })),
+  };
 }
 
 /** A dynamic-provider server with the gpucloud providers; `config` is the stack config sent with Configure. */
-export async function gpucloudHarness(options: { config?: Props; env?: NodeJS.ProcessEnv } = {}): Promise<Harness> {
-    return Harness.start({ providers: await providerTexts(), module: "gpucloud", ...options });
+export async function gpucloudHarness(
+  options: { config?: Props; env?: NodeJS.ProcessEnv } = {},
+): Promise<Harness> {
+  return Harness.start({ providers: await providerTexts(), module: "gpucloud", ...options });
 }

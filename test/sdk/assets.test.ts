@@ -2,7 +2,12 @@ import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { InputValidationError, MAX_ASSET_BYTES, NotFoundError, type GpuCloudClient } from "pulumi-gpucloud/sdk";
+import {
+  InputValidationError,
+  MAX_ASSET_BYTES,
+  NotFoundError,
+  type GpuCloudClient,
+} from "pulumi-gpucloud/sdk";
 import { countCalls, startCloud, type Cloud } from "./harness";
 
 let cloud: Cloud;
@@ -22,10 +27,19 @@ afterAll(async () => {
 
 describe("assets", () => {
   it("uploads a Buffer and reads it back", async () => {
-    const asset = await client.assets.upload(PNG, { filename: "face.png", media_type: "image", ttl_hours: 2 });
+    const asset = await client.assets.upload(PNG, {
+      filename: "face.png",
+      media_type: "image",
+      ttl_hours: 2,
+    });
     expect(asset.asset_id).toMatch(/^asset_/);
     expect(asset.asset_uri).toBe(`asset://${asset.asset_id}`);
-    expect(asset).toMatchObject({ media_type: "image", size_bytes: PNG.length, original_filename: "face.png", purpose: "temp_input" });
+    expect(asset).toMatchObject({
+      media_type: "image",
+      size_bytes: PNG.length,
+      original_filename: "face.png",
+      purpose: "temp_input",
+    });
     expect((await client.assets.get(asset.asset_id)).asset_uri).toBe(asset.asset_uri);
   });
 
@@ -37,7 +51,9 @@ describe("assets", () => {
   });
 
   it("uploads from a Readable stream", async () => {
-    const asset = await client.assets.upload(Readable.from([Buffer.from("hello "), Buffer.from("world")]), { filename: "notes.txt" });
+    const asset = await client.assets.upload(Readable.from([Buffer.from("hello "), Buffer.from("world")]), {
+      filename: "notes.txt",
+    });
     expect(asset).toMatchObject({ size_bytes: 11, original_filename: "notes.txt" });
   });
 

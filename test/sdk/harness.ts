@@ -3,7 +3,12 @@
  * (timeScale 0) and moves only when a test advances it.
  */
 import { startEmulator } from "pulumi-gpucloud/emulator";
-import { GpuCloudClient, type GpuCloudClientOptions, type RequestEvent, type WorkflowDetail } from "pulumi-gpucloud/sdk";
+import {
+  GpuCloudClient,
+  type GpuCloudClientOptions,
+  type RequestEvent,
+  type WorkflowDetail,
+} from "pulumi-gpucloud/sdk";
 import { request } from "undici";
 
 export const USER = "alice";
@@ -32,7 +37,12 @@ export interface Cloud {
   close(): Promise<void>;
 }
 
-export async function admin(url: string, method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<unknown> {
+export async function admin(
+  url: string,
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const res = await request(url + path, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -122,7 +132,10 @@ export function tick(ms = 30): Promise<void> {
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 
 /** A value for every required input of a manifest; media inputs get freshly uploaded assets. */
-export async function requiredInputs(client: GpuCloudClient, detail: WorkflowDetail): Promise<Record<string, unknown>> {
+export async function requiredInputs(
+  client: GpuCloudClient,
+  detail: WorkflowDetail,
+): Promise<Record<string, unknown>> {
   const inputs: Record<string, unknown> = {};
   let label = 0;
   for (const p of detail.editable_parameter_manifest.filter((e) => e.required)) {
@@ -132,7 +145,10 @@ export async function requiredInputs(client: GpuCloudClient, detail: WorkflowDet
       inputs[p.name] = option.value;
     } else if (media === "image" || media === "video" || media === "audio" || media === "file") {
       const extension = { image: "png", video: "mp4", audio: "mp3", file: "txt" }[media];
-      const asset = await client.assets.upload(PNG, { filename: `in-${label}.${extension}`, media_type: media });
+      const asset = await client.assets.upload(PNG, {
+        filename: `in-${label}.${extension}`,
+        media_type: media,
+      });
       inputs[p.name] = { uri: asset.asset_uri, label: ` @ref${label++}` };
     } else {
       inputs[p.name] = { string: "a cat on a skateboard", int: 1, float: 0.5, bool: true }[p.value_type];

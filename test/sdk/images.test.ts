@@ -15,7 +15,11 @@ beforeEach(() => cloud.reset());
 async function runningInstance(): Promise<string> {
   const gpu = (await client.catalogue.gpus()).gpu_list.find((g) => g.gpu_name === "4080")!;
   const pod = (await collect(client.catalogue.podsAll()))[0];
-  const { instance_uuid } = await client.instances.createByPod({ pod_uuid: pod.uuid, gpu_uuid: gpu.gpu_uuid, gpu_nums: 1 });
+  const { instance_uuid } = await client.instances.createByPod({
+    pod_uuid: pod.uuid,
+    gpu_uuid: gpu.gpu_uuid,
+    gpu_nums: 1,
+  });
   await cloud.advance(60);
   await client.instances.waitForStatus(instance_uuid, [2], fast);
   return instance_uuid;
@@ -34,7 +38,9 @@ describe("personal images", () => {
     const { image_list, total } = await client.images.list();
     expect(total).toBe(before + 1);
     expect(image_list.map((i) => i.uuid)).toContain(image.uuid);
-    expect(await client.images.waitForSaved({ image_uuid: image.uuid }, fast)).toMatchObject({ uuid: image.uuid });
+    expect(await client.images.waitForSaved({ image_uuid: image.uuid }, fast)).toMatchObject({
+      uuid: image.uuid,
+    });
     await client.images.delete(image.uuid);
     expect((await client.images.list()).image_list.map((i) => i.uuid)).not.toContain(image.uuid);
     await expect(client.images.delete(image.uuid)).resolves.toBeUndefined();
@@ -47,11 +53,17 @@ describe("personal images", () => {
     await cloud.advance(120);
     const image = await saving;
     const gpu = (await client.catalogue.gpus()).gpu_list.find((g) => g.gpu_name === "5090")!;
-    const created = await client.instances.createByImage({ image_uuid: image.uuid, gpu_uuid: gpu.gpu_uuid, gpu_nums: 1 });
+    const created = await client.instances.createByImage({
+      image_uuid: image.uuid,
+      gpu_uuid: gpu.gpu_uuid,
+      gpu_nums: 1,
+    });
     expect(created.instance_uuid).not.toBe(instance_uuid);
   });
 
   it("waiting for an image that is not listed is NotFoundError", async () => {
-    await expect(client.images.waitForSaved({ image_uuid: "no-such-image" }, fast)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.images.waitForSaved({ image_uuid: "no-such-image" }, fast)).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 });

@@ -51,13 +51,19 @@ describe("instances", () => {
 
   it("creates from a market image", async () => {
     const image = (await client.catalogue.marketImages({ page: 1, page_size: 1 })).image_list[0];
-    const created = await client.instances.createByImage({ image_uuid: image.uuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
+    const created = await client.instances.createByImage({
+      image_uuid: image.uuid,
+      gpu_uuid: gpuUuid,
+      gpu_nums: 1,
+    });
     expect((await client.instances.info(created.instance_uuid)).instance_uuid).toBe(created.instance_uuid);
   });
 
   it("refuses gpu_nums=3 before sending anything", async () => {
     await cloud.clearRequests();
-    const err = await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 3 }).catch((e) => e);
+    const err = await client.instances
+      .createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 3 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(InputValidationError);
     expect(err.issues).toEqual([{ field: "gpu_nums", reason: "must be one of 1, 2, 4, 8, got 3" }]);
     expect(countCalls(await cloud.requests(), "/instance/create_by_pod")).toBe(0);
@@ -65,27 +71,37 @@ describe("instances", () => {
 
   it("surfaces the API's refusal of an invalid GPU model as a BusinessError", async () => {
     const invalid = (await client.catalogue.gpus()).gpu_list.find((g) => g.status === 0)!;
-    const err = await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: invalid.gpu_uuid, gpu_nums: 1 }).catch((e) => e);
+    const err = await client.instances
+      .createByPod({ pod_uuid: podUuid, gpu_uuid: invalid.gpu_uuid, gpu_nums: 1 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(BusinessError);
-    expect(err.message).toMatch(/^Could not create instance from pod .*: the API refused it: .*\(HTTP 400, code 1\)\. /);
+    expect(err.message).toMatch(
+      /^Could not create instance from pod .*: the API refused it: .*\(HTTP 400, code 1\)\. /,
+    );
   });
 
   it("refuses a create when the balance is insufficient", async () => {
     await cloud.setBalance(USER, 0);
-    const err = await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 8 }).catch((e) => e);
+    const err = await client.instances
+      .createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 8 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(BusinessError);
     expect(err.apiMessage).toMatch(/insufficient balance/);
   });
 
   it("lists instances and walks every page", async () => {
-    for (let i = 0; i < 3; i++) await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
+    for (let i = 0; i < 3; i++)
+      await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
     const page = await client.instances.list({ page: 1, page_size: 2 });
     expect(page.total).toBe(3);
     expect(page.instance_list).toHaveLength(2);
     cloud.events.length = 0;
     const all = await collect(client.instances.listAll({ pageSize: 2 }));
     expect(new Set(all.map((i) => i.instance_uuid)).size).toBe(3);
-    expect(cloud.events.map((e) => e.path)).toEqual(["/instance/list?page=1&page_size=2", "/instance/list?page=2&page_size=2"]);
+    expect(cloud.events.map((e) => e.path)).toEqual([
+      "/instance/list?page=1&page_size=2",
+      "/instance/list?page=2&page_size=2",
+    ]);
   });
 
   it("reads a missing instance, or another user's, as NotFoundError", async () => {
@@ -96,27 +112,45 @@ describe("instances", () => {
   });
 
   it("renames an instance, and refuses a title of 51 characters before sending", async () => {
-    const { instance_uuid } = await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
+    const { instance_uuid } = await client.instances.createByPod({
+      pod_uuid: podUuid,
+      gpu_uuid: gpuUuid,
+      gpu_nums: 1,
+    });
     await client.instances.updateTitle(instance_uuid, "trainer-01");
     expect((await client.instances.info(instance_uuid)).title).toBe("trainer-01");
     await client.instances.updateTitle(instance_uuid, "x".repeat(50));
-    await expect(client.instances.updateTitle(instance_uuid, "x".repeat(51))).rejects.toBeInstanceOf(InputValidationError);
+    await expect(client.instances.updateTitle(instance_uuid, "x".repeat(51))).rejects.toBeInstanceOf(
+      InputValidationError,
+    );
     await expect(client.instances.updateTitle("no-such-instance", "t")).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("sets and cancels an idle-close rule", async () => {
     const { instance_uuid } = await createRunning();
-    await client.instances.setIdleClose({ instance_uuid, idle_period_minutes: 30, idle_gpu_threshold: 100, idle_fb_threshold: 100 });
+    await client.instances.setIdleClose({
+      instance_uuid,
+      idle_period_minutes: 30,
+      idle_gpu_threshold: 100,
+      idle_fb_threshold: 100,
+    });
     const info = await client.instances.info(instance_uuid);
-    expect(info.idle_close).toMatchObject({ idle_period_minutes: 30, destroy: false, idle_gpu_threshold: 100, idle_fb_threshold: 100 });
+    expect(info.idle_close).toMatchObject({
+      idle_period_minutes: 30,
+      destroy: false,
+      idle_gpu_threshold: 100,
+      idle_fb_threshold: 100,
+    });
     await client.instances.setIdleClose({ instance_uuid, idle_period_minutes: 0 });
-    await expect(client.instances.setIdleClose({ instance_uuid, idle_period_minutes: 15 })).rejects.toMatchObject({
+    await expect(
+      client.instances.setIdleClose({ instance_uuid, idle_period_minutes: 15 }),
+    ).rejects.toMatchObject({
       name: "InputValidationError",
       issues: [{ field: "idle_period_minutes", reason: "must be one of 0, 10, 30, 60, 120, got 15" }],
     });
-    await expect(client.instances.setIdleClose({ instance_uuid: "no-such-instance", idle_period_minutes: 10 })).rejects.toBeInstanceOf(
-      NotFoundError,
-    );
+    await expect(
+      client.instances.setIdleClose({ instance_uuid: "no-such-instance", idle_period_minutes: 10 }),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("shuts down, starts up and restarts through the documented statuses", async () => {
@@ -160,7 +194,10 @@ describe("instances", () => {
     const { instance_uuid } = await createRunning();
     const { now } = (await (await fetch(`${cloud.url}/_emulator/clock`)).json()) as { now: number };
     await client.instances.shutdownTimer(instance_uuid, { enable: true, shutdown_time: now + 600 });
-    expect((await client.instances.info(instance_uuid)).shutdown_regular).toEqual({ enable: true, shutdown_time: now + 600 });
+    expect((await client.instances.info(instance_uuid)).shutdown_regular).toEqual({
+      enable: true,
+      shutdown_time: now + 600,
+    });
     await client.instances.shutdownTimer(instance_uuid, { enable: false, shutdown_time: 0 });
     expect((await client.instances.info(instance_uuid)).shutdown_regular?.enable).toBe(false);
   });
@@ -173,17 +210,32 @@ describe("instances", () => {
   });
 
   it("times out a wait with the last status seen", async () => {
-    const { instance_uuid } = await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
-    const err = await client.instances.waitForStatus(instance_uuid, [2], { ...fast, timeoutMs: 40 }).catch((e) => e);
+    const { instance_uuid } = await client.instances.createByPod({
+      pod_uuid: podUuid,
+      gpu_uuid: gpuUuid,
+      gpu_nums: 1,
+    });
+    const err = await client.instances
+      .waitForStatus(instance_uuid, [2], { ...fast, timeoutMs: 40 })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(TimeoutError);
-    expect(err.message).toMatch(/waiting for instance .* to reach status 2 \(running\); last seen: status [01] \(/);
+    expect(err.message).toMatch(
+      /waiting for instance .* to reach status 2 \(running\); last seen: status [01] \(/,
+    );
     expect(err.lastSeen).toMatch(/^status [01]/);
   });
 
   it("stops waiting when the signal aborts", async () => {
-    const { instance_uuid } = await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
+    const { instance_uuid } = await client.instances.createByPod({
+      pod_uuid: podUuid,
+      gpu_uuid: gpuUuid,
+      gpu_nums: 1,
+    });
     const controller = new AbortController();
-    const waiting = client.instances.waitForStatus(instance_uuid, [2], { ...fast, signal: controller.signal });
+    const waiting = client.instances.waitForStatus(instance_uuid, [2], {
+      ...fast,
+      signal: controller.signal,
+    });
     await tick();
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ name: "AbortError" });

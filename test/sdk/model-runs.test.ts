@@ -4,7 +4,13 @@ import { countCalls, startCloud, tick, type Cloud } from "./harness";
 let cloud: Cloud;
 let client: GpuCloudClient;
 const fast = { pollIntervalMs: 5, maxPollIntervalMs: 10 };
-const inputs = { model: "demo-video", prompt: "a cat surfing", duration: 5, resolution: "720p", ratio: "16:9" };
+const inputs = {
+  model: "demo-video",
+  prompt: "a cat surfing",
+  duration: 5,
+  resolution: "720p",
+  ratio: "16:9",
+};
 
 beforeAll(async () => {
   cloud = await startCloud();
@@ -22,7 +28,11 @@ describe("model runs", () => {
     const done = client.modelRuns.waitForRun(run.run_id, fast);
     await tick();
     await cloud.advance(35);
-    expect(await done).toMatchObject({ run_id: run.run_id, status: "completed", settlement_status: "settled" });
+    expect(await done).toMatchObject({
+      run_id: run.run_id,
+      status: "completed",
+      settlement_status: "settled",
+    });
     const events = (await client.modelRuns.events(run.run_id)).items.map((e) => e.event_type);
     expect(events.slice(0, 2)).toEqual(["created", "reserved"]);
     expect(events).toContain("settled");
@@ -33,7 +43,11 @@ describe("model runs", () => {
   it("cancels a queued task and releases the pre-deduction", async () => {
     const run = await client.modelRuns.submit({ idempotency_key: "mr-2", inputs });
     const cancelled = await client.modelRuns.cancel(run.run_id);
-    expect(cancelled).toMatchObject({ status: "cancelled", settlement_status: "released", error_code: "user_cancelled" });
+    expect(cancelled).toMatchObject({
+      status: "cancelled",
+      settlement_status: "released",
+      error_code: "user_cancelled",
+    });
     expect(cancelled.released_amount).toBe(run.frozen_amount);
     expect((await client.modelRuns.waitForRun(run.run_id, fast)).status).toBe("cancelled");
   });
@@ -49,24 +63,40 @@ describe("model runs", () => {
   it("checks frames per generation category before sending", async () => {
     await cloud.clearRequests();
     const err = await client.modelRuns
-      .submit({ idempotency_key: "mr-3", inputs: { ...inputs, generation_category: "first_last_frame_to_video", first_frame: "asset_abc" } })
+      .submit({
+        idempotency_key: "mr-3",
+        inputs: { ...inputs, generation_category: "first_last_frame_to_video", first_frame: "asset_abc" },
+      })
       .catch((e) => e);
     expect(err).toBeInstanceOf(InputValidationError);
-    expect(err.issues.map((i: { field: string }) => i.field)).toEqual(["inputs.last_frame", "inputs.first_frame"]);
+    expect(err.issues.map((i: { field: string }) => i.field)).toEqual([
+      "inputs.last_frame",
+      "inputs.first_frame",
+    ]);
     expect(countCalls(await cloud.requests(), "/model-runs/videos")).toBe(0);
   });
 
   it("submits a first-frame task with an uploaded asset", async () => {
-    const asset = await client.assets.upload(Buffer.from("89504e470d0a1a0a", "hex"), { filename: "frame.png", media_type: "image" });
+    const asset = await client.assets.upload(Buffer.from("89504e470d0a1a0a", "hex"), {
+      filename: "frame.png",
+      media_type: "image",
+    });
     const run = await client.modelRuns.submit({
       idempotency_key: "mr-4",
-      inputs: { ...inputs, generation_category: "first_frame_to_video", first_frame: { uri: asset.asset_uri, role: "first_frame", label: "@start" } },
+      inputs: {
+        ...inputs,
+        generation_category: "first_frame_to_video",
+        first_frame: { uri: asset.asset_uri, role: "first_frame", label: "@start" },
+      },
     });
     expect(run.status).toBe("queued");
   });
 
   it("waits for a task that fails and finds the pre-deduction released", async () => {
-    const run = await client.modelRuns.submit({ idempotency_key: "mr-fail", inputs: { ...inputs, prompt: "FAIL on purpose" } });
+    const run = await client.modelRuns.submit({
+      idempotency_key: "mr-fail",
+      inputs: { ...inputs, prompt: "FAIL on purpose" },
+    });
     const done = client.modelRuns.waitForRun(run.run_id, fast);
     await tick();
     await cloud.advance(35);
@@ -77,7 +107,10 @@ describe("model runs", () => {
   });
 
   it("validateInputs returns the inputs with labels normalised", () => {
-    const checked = client.modelRuns.validateInputs({ ...inputs, images: [{ uri: "https://x.test/a.png", label: " @hero" }] });
+    const checked = client.modelRuns.validateInputs({
+      ...inputs,
+      images: [{ uri: "https://x.test/a.png", label: " @hero" }],
+    });
     expect(checked.images).toEqual([{ uri: "https://x.test/a.png", label: "hero" }]);
     expect(() => client.modelRuns.validateInputs({ prompt: "p" })).toThrow(InputValidationError);
   });

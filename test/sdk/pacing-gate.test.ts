@@ -9,7 +9,9 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 describe("the client-wide pacing gate", () => {
   it("lets requests straight through while nothing was rate limited", async () => {
     const gate = new PacingGate();
-    expect(await timed(() => Promise.all([gate.wait(), gate.wait(), gate.wait()]).then(() => undefined))).toBeLessThan(20);
+    expect(
+      await timed(() => Promise.all([gate.wait(), gate.wait(), gate.wait()]).then(() => undefined)),
+    ).toBeLessThan(20);
   });
 
   it("holds every caller until Retry-After has passed, then spaces them out", async () => {

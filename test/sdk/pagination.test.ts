@@ -17,7 +17,15 @@ describe("paginate", () => {
 
   it("stops at total without asking for an empty page", async () => {
     const seen: number[] = [];
-    await collect(paginate(pages(Array.from({ length: 20 }, (_, i) => i), seen), { pageSize: 10 }));
+    await collect(
+      paginate(
+        pages(
+          Array.from({ length: 20 }, (_, i) => i),
+          seen,
+        ),
+        { pageSize: 10 },
+      ),
+    );
     expect(seen).toEqual([1, 2]);
   });
 
@@ -38,12 +46,17 @@ describe("paginate", () => {
 
   it("keeps walking a server that serves fewer items per page than asked, up to total", async () => {
     const all = Array.from({ length: 7 }, (_, i) => i);
-    const capped = async (page: number): Promise<Page<number>> => ({ items: all.slice((page - 1) * 3, page * 3), total: all.length });
+    const capped = async (page: number): Promise<Page<number>> => ({
+      items: all.slice((page - 1) * 3, page * 3),
+      total: all.length,
+    });
     expect(await collect(paginate(capped, { pageSize: 100 }))).toEqual(all);
   });
 
   it("stops on an empty page even when total promised more", async () => {
-    const items = await collect(paginate(async (page) => ({ items: page === 1 ? [1] : [], total: 5 }), { pageSize: 1 }));
+    const items = await collect(
+      paginate(async (page) => ({ items: page === 1 ? [1] : [], total: 5 }), { pageSize: 1 }),
+    );
     expect(items).toEqual([1]);
   });
 

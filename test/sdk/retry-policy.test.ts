@@ -1,4 +1,11 @@
-import { backoffDelay, decide, isOutcomeUnknown, parseRetryAfter, type CallSafety, type Failure } from "pulumi-gpucloud/sdk";
+import {
+  backoffDelay,
+  decide,
+  isOutcomeUnknown,
+  parseRetryAfter,
+  type CallSafety,
+  type Failure,
+} from "pulumi-gpucloud/sdk";
 
 const ALL: CallSafety[] = ["read", "idempotent", "keyed", "unsafe"];
 const settings = { baseDelayMs: 100, maxDelayMs: 1000 };
@@ -14,14 +21,27 @@ describe("retry policy table", () => {
     expect(decide(safety, { kind: "status", status: 503 }, 1, 3, settings).action).toBe("retry");
   });
 
-  it.each(["read", "idempotent", "keyed"] as CallSafety[])("retries a %s call whose answer was lost or was a 500", (safety) => {
-    for (const failure of [{ kind: "lost" }, { kind: "timeout" }, { kind: "status", status: 500 }, { kind: "status", status: 502 }] as Failure[]) {
-      expect(decide(safety, failure, 1, 3, settings).action).toBe("retry");
-    }
-  });
+  it.each(["read", "idempotent", "keyed"] as CallSafety[])(
+    "retries a %s call whose answer was lost or was a 500",
+    (safety) => {
+      for (const failure of [
+        { kind: "lost" },
+        { kind: "timeout" },
+        { kind: "status", status: 500 },
+        { kind: "status", status: 502 },
+      ] as Failure[]) {
+        expect(decide(safety, failure, 1, 3, settings).action).toBe("retry");
+      }
+    },
+  );
 
   it("turns a lost answer, a timeout or an ambiguous 5xx on an unsafe call into outcome unknown", () => {
-    for (const failure of [{ kind: "lost" }, { kind: "timeout" }, { kind: "status", status: 500 }, { kind: "status", status: 504 }] as Failure[]) {
+    for (const failure of [
+      { kind: "lost" },
+      { kind: "timeout" },
+      { kind: "status", status: 500 },
+      { kind: "status", status: 504 },
+    ] as Failure[]) {
       expect(decide("unsafe", failure, 1, 3, settings)).toEqual({ action: "outcome_unknown" });
       expect(isOutcomeUnknown("unsafe", failure)).toBe(true);
     }
@@ -30,7 +50,8 @@ describe("retry policy table", () => {
   });
 
   it.each([400, 401, 403, 404, 405, 413, 200])("never retries HTTP %i", (status) => {
-    for (const safety of ALL) expect(decide(safety, { kind: "status", status }, 1, 3, settings)).toEqual({ action: "fail" });
+    for (const safety of ALL)
+      expect(decide(safety, { kind: "status", status }, 1, 3, settings)).toEqual({ action: "fail" });
   });
 
   it("stops once the retries are spent", () => {
@@ -56,7 +77,9 @@ describe("backoff", () => {
   it("never waits less than Retry-After, even beyond the cap", () => {
     expect(backoffDelay(0, 1000, settings, () => 0)).toBe(1000);
     expect(backoffDelay(0, 5000, settings, one)).toBe(5000);
-    expect(decide("unsafe", { kind: "status", status: 429, retryAfterMs: 2000 }, 1, 3, settings, () => 0)).toEqual({
+    expect(
+      decide("unsafe", { kind: "status", status: 429, retryAfterMs: 2000 }, 1, 3, settings, () => 0),
+    ).toEqual({
       action: "retry",
       delayMs: 2000,
     });

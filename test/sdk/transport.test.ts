@@ -47,7 +47,8 @@ beforeAll(async () => {
 afterAll(() => cloud.close());
 beforeEach(() => cloud.reset());
 
-const create = (c: GpuCloudClient = client) => c.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
+const create = (c: GpuCloudClient = client) =>
+  c.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
 
 describe("safe calls absorb transient failures", () => {
   it("waits out a 429 burst, never sending before Retry-After", async () => {
@@ -137,7 +138,9 @@ describe("non-idempotent calls are never resent once they may have reached the s
     await cloud.fault("/instance/create_by_pod", "drop_after_commit", 1);
     const err = await failure(create());
     expect(err).toBeInstanceOf(OutcomeUnknownError);
-    expect(err.message).toMatch(/^Could not create instance from pod .*: the request was sent but the connection was dropped .* List your instances/);
+    expect(err.message).toMatch(
+      /^Could not create instance from pod .*: the request was sent but the connection was dropped .* List your instances/,
+    );
     expect(countCalls(await cloud.requests(), "/instance/create_by_pod")).toBe(1);
     expect(attemptsOf("/instance/create_by_pod")).toHaveLength(1);
     expect((await client.instances.list()).total).toBe(1);
@@ -164,12 +167,15 @@ describe("non-idempotent calls are never resent once they may have reached the s
     expect(attemptsOf("/instance/create_by_pod")).toHaveLength(1);
   });
 
-  it.each(["http_503", "http_429"])("create_by_pod refused with %s is resent and creates one instance", async (kind) => {
-    await cloud.fault("/instance/create_by_pod", kind, 1);
-    await create();
-    expect(countCalls(await cloud.requests(), "/instance/create_by_pod")).toBe(2);
-    expect((await client.instances.list()).total).toBe(1);
-  });
+  it.each(["http_503", "http_429"])(
+    "create_by_pod refused with %s is resent and creates one instance",
+    async (kind) => {
+      await cloud.fault("/instance/create_by_pod", kind, 1);
+      await create();
+      expect(countCalls(await cloud.requests(), "/instance/create_by_pod")).toBe(2);
+      expect((await client.instances.list()).total).toBe(1);
+    },
+  );
 
   it("shutdown whose answer is dropped is not resent", async () => {
     const { instance_uuid } = await create();
@@ -185,7 +191,13 @@ describe("non-idempotent calls are never resent once they may have reached the s
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     const events: RequestEvent[] = [];
-    const c = new GpuCloudClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, maxRetries: 2, retryBaseDelayMs: 1, onRequest: (e) => events.push(e) });
+    const c = new GpuCloudClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: KEY,
+      maxRetries: 2,
+      retryBaseDelayMs: 1,
+      onRequest: (e) => events.push(e),
+    });
     const err = await failure(create(c));
     await c.close();
     expect(err).toBeInstanceOf(ConnectionError);

@@ -19,12 +19,24 @@ const manifest: ManifestParameter[] = [
   {
     name: "sampler",
     value_type: "string",
-    ui_schema: { control: "select", options: [{ label: "Euler", value: "euler" }, { label: "DPM", value: "dpmpp_2m" }] },
+    ui_schema: {
+      control: "select",
+      options: [
+        { label: "Euler", value: "euler" },
+        { label: "DPM", value: "dpmpp_2m" },
+      ],
+    },
   },
   {
     name: "batch_size",
     value_type: "int",
-    ui_schema: { control: "select", options: [{ label: "One", value: 1 }, { label: "Two", value: 2 }] },
+    ui_schema: {
+      control: "select",
+      options: [
+        { label: "One", value: 1 },
+        { label: "Two", value: 2 },
+      ],
+    },
   },
   {
     name: "upscale",
@@ -46,7 +58,16 @@ function reasonFor(inputs: unknown, field: string): string | undefined {
 
 describe("workflow inputs against the manifest", () => {
   it("accepts declared names with their JSON types", () => {
-    const inputs = { ...good, steps: 30, cfg_scale: 7.5, hires_fix: false, sampler: "euler", batch_size: 2, upscale: true, legacy: "anything" };
+    const inputs = {
+      ...good,
+      steps: 30,
+      cfg_scale: 7.5,
+      hires_fix: false,
+      sampler: "euler",
+      batch_size: 2,
+      upscale: true,
+      legacy: "anything",
+    };
     expect(checkWorkflowInputs(manifest, inputs).issues).toEqual([]);
   });
 
@@ -60,7 +81,9 @@ describe("workflow inputs against the manifest", () => {
 
   it("allows the legacy contains_real_person_material flag as a boolean only", () => {
     expect(fields({ ...good, contains_real_person_material: true })).toEqual([]);
-    expect(fields({ ...good, contains_real_person_material: "yes" })).toEqual(["inputs.contains_real_person_material"]);
+    expect(fields({ ...good, contains_real_person_material: "yes" })).toEqual([
+      "inputs.contains_real_person_material",
+    ]);
   });
 
   it("refuses quoted numbers and string booleans", () => {
@@ -72,7 +95,9 @@ describe("workflow inputs against the manifest", () => {
   });
 
   it("requires select values to be an option with its original JSON type", () => {
-    expect(reasonFor({ ...good, sampler: "ddim" }, "inputs.sampler")).toMatch(/one of the select options "euler", "dpmpp_2m"/);
+    expect(reasonFor({ ...good, sampler: "ddim" }, "inputs.sampler")).toMatch(
+      /one of the select options "euler", "dpmpp_2m"/,
+    );
     expect(reasonFor({ ...good, batch_size: 3 }, "inputs.batch_size")).toMatch(/select options 1, 2/);
     expect(reasonFor({ ...good, legacy: 3 }, "inputs.legacy")).toBeUndefined();
     expect(fields({ ...good, upscale: "true" })).toEqual(["inputs.upscale"]);
@@ -123,22 +148,37 @@ describe("workflow inputs against the manifest", () => {
       clip: { uri: "https://x.test/v.mp4", label: "@face" },
     });
     expect(clash.issues).toEqual([
-      { field: "inputs.clip.label", reason: '"face" is already used by inputs.style_image; labels must be unique in a request' },
+      {
+        field: "inputs.clip.label",
+        reason: '"face" is already used by inputs.style_image; labels must be unique in a request',
+      },
     ]);
-    expect(fields({ ...good, style_image: { uri: "asset://asset_a", label: " @ " } })).toEqual(["inputs.style_image.label"]);
+    expect(fields({ ...good, style_image: { uri: "asset://asset_a", label: " @ " } })).toEqual([
+      "inputs.style_image.label",
+    ]);
   });
 
   it("throws InputValidationError from client.workflows.validateInputs with every issue", () => {
     const client = new GpuCloudClient({ baseUrl: "http://127.0.0.1:9" });
-    const detail = { workflow_id: "wf_1", revision_id: "rev_1", editable_parameter_manifest: manifest } as WorkflowDetail;
+    const detail = {
+      workflow_id: "wf_1",
+      revision_id: "rev_1",
+      editable_parameter_manifest: manifest,
+    } as WorkflowDetail;
     try {
       client.workflows.validateInputs(detail, { prompt: 1, seed: 2 });
       throw new Error("expected a throw");
     } catch (err) {
       expect(err).toBeInstanceOf(InputValidationError);
       const e = err as InputValidationError;
-      expect(e.issues.map((i) => i.field)).toEqual(["inputs.prompt", "inputs.seed", "inputs.reference_image"]);
-      expect(e.message).toMatch(/^Could not submit a run of workflow wf_1: 3 inputs are invalid \(nothing was sent\)/);
+      expect(e.issues.map((i) => i.field)).toEqual([
+        "inputs.prompt",
+        "inputs.seed",
+        "inputs.reference_image",
+      ]);
+      expect(e.message).toMatch(
+        /^Could not submit a run of workflow wf_1: 3 inputs are invalid \(nothing was sent\)/,
+      );
     }
     return client.close();
   });
@@ -159,13 +199,23 @@ describe("model-run inputs", () => {
 
   it("requires first_frame for first_frame_to_video", () => {
     expect(issues({ ...base, generation_category: "first_frame_to_video" })).toEqual(["inputs.first_frame"]);
-    expect(issues({ ...base, generation_category: "first_frame_to_video", first_frame: "https://x.test/f.png" })).toEqual([]);
+    expect(
+      issues({ ...base, generation_category: "first_frame_to_video", first_frame: "https://x.test/f.png" }),
+    ).toEqual([]);
   });
 
   it("requires both frames for first_last_frame_to_video", () => {
-    expect(issues({ ...base, generation_category: "first_last_frame_to_video" })).toEqual(["inputs.first_frame", "inputs.last_frame"]);
+    expect(issues({ ...base, generation_category: "first_last_frame_to_video" })).toEqual([
+      "inputs.first_frame",
+      "inputs.last_frame",
+    ]);
     expect(
-      issues({ ...base, generation_category: "first_last_frame_to_video", first_frame: "asset://asset_a", last_frame: { uri: "asset://asset_b", role: "last_frame" } }),
+      issues({
+        ...base,
+        generation_category: "first_last_frame_to_video",
+        first_frame: "asset://asset_a",
+        last_frame: { uri: "asset://asset_b", role: "last_frame" },
+      }),
     ).toEqual([]);
   });
 
@@ -173,17 +223,25 @@ describe("model-run inputs", () => {
     expect(issues({ ...base, images: "https://x.test/a.png" })).toEqual(["inputs.images"]);
     expect(issues({ ...base, images: ["asset_a"] })).toEqual(["inputs.images[0]"]);
     expect(
-      issues({ ...base, images: [{ uri: "asset://asset_a", label: "hero" }], videos: [{ uri: "asset://asset_b", label: "@hero" }] }),
+      issues({
+        ...base,
+        images: [{ uri: "asset://asset_a", label: "hero" }],
+        videos: [{ uri: "asset://asset_b", label: "@hero" }],
+      }),
     ).toEqual(["inputs.videos[0].label"]);
     expect(issues({ ...base, duration: "5" })).toEqual(["inputs.duration"]);
     expect(issues({ ...base, duration: 0 })).toEqual(["inputs.duration"]);
     expect(issues({ ...base, resolution: 720 })).toEqual(["inputs.resolution"]);
-    expect(issues({ ...base, contains_real_person_material: 1 })).toEqual(["inputs.contains_real_person_material"]);
+    expect(issues({ ...base, contains_real_person_material: 1 })).toEqual([
+      "inputs.contains_real_person_material",
+    ]);
   });
 
   it("throws InputValidationError from client.modelRuns.submit before sending, idempotency key included", async () => {
     const client = new GpuCloudClient({ baseUrl: "http://127.0.0.1:9" });
-    await expect(client.modelRuns.submit({ idempotency_key: "", inputs: { model: "demo-video", prompt: "" } })).rejects.toMatchObject({
+    await expect(
+      client.modelRuns.submit({ idempotency_key: "", inputs: { model: "demo-video", prompt: "" } }),
+    ).rejects.toMatchObject({
       name: "InputValidationError",
       issues: [
         { field: "idempotency_key", reason: expect.stringContaining("required") },

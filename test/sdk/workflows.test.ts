@@ -18,7 +18,9 @@ const fast = { pollIntervalMs: 5, maxPollIntervalMs: 10 };
 beforeAll(async () => {
   cloud = await startCloud();
   client = cloud.client();
-  const details = await Promise.all((await collect(client.workflows.marketListAll())).map((w) => client.workflows.info(w.workflow_id)));
+  const details = await Promise.all(
+    (await collect(client.workflows.marketListAll())).map((w) => client.workflows.info(w.workflow_id)),
+  );
   plain = details.find((d) => !d.may_incur_external_model_cost)!;
   external = details.find((d) => d.may_incur_external_model_cost)!;
 });
@@ -48,7 +50,12 @@ describe("workflow market", () => {
 describe("workflow runs", () => {
   it("submits, replays the same key, and waits for a terminal status", async () => {
     const inputs = await inputsFor(client, plain);
-    const params = { workflow_id: plain.workflow_id, revision_id: plain.revision_id, inputs, idempotency_key: "wf-run-1" };
+    const params = {
+      workflow_id: plain.workflow_id,
+      revision_id: plain.revision_id,
+      inputs,
+      idempotency_key: "wf-run-1",
+    };
     const first = await client.workflows.submit(params, { detail: plain });
     expect(first).toMatchObject({ run_status: "queued", freeze_status: "frozen", idempotent_replay: false });
     const replay = await client.workflows.submit(params, { detail: plain });
@@ -62,16 +69,24 @@ describe("workflow runs", () => {
     const execution = await client.workflows.execution(first.run_order_id);
     expect(execution.status).toEqual(expect.any(String));
     expect((await client.workflows.runInfo(first.run_order_id)).run_order_id).toBe(first.run_order_id);
-    const listed = await collect(client.workflows.runListAll({ workflow_id: plain.workflow_id }, { pageSize: 1 }));
+    const listed = await collect(
+      client.workflows.runListAll({ workflow_id: plain.workflow_id }, { pageSize: 1 }),
+    );
     expect(listed.map((r) => r.run_order_id)).toEqual([first.run_order_id]);
     expect((await client.workflows.runList({ page: 1, page_size: 10 })).items).toHaveLength(1);
   });
 
   it("waits for a run that fails and reports its error", async () => {
     const inputs = await inputsFor(client, plain);
-    const prompt = plain.editable_parameter_manifest.find((p) => p.required && p.value_type === "string")!.name;
+    const prompt = plain.editable_parameter_manifest.find(
+      (p) => p.required && p.value_type === "string",
+    )!.name;
     const { run_order_id } = await client.workflows.submit(
-      { workflow_id: plain.workflow_id, inputs: { ...inputs, [prompt]: "FAIL please" }, idempotency_key: "wf-fail" },
+      {
+        workflow_id: plain.workflow_id,
+        inputs: { ...inputs, [prompt]: "FAIL please" },
+        idempotency_key: "wf-fail",
+      },
       { detail: plain },
     );
     const done = client.workflows.waitForRun(run_order_id, fast);
@@ -86,10 +101,16 @@ describe("workflow runs", () => {
   it("refuses bad inputs against the manifest before sending anything", async () => {
     await cloud.clearRequests();
     const err = await client.workflows
-      .submit({ workflow_id: plain.workflow_id, inputs: { not_declared: 1 }, idempotency_key: "k" }, { detail: plain })
+      .submit(
+        { workflow_id: plain.workflow_id, inputs: { not_declared: 1 }, idempotency_key: "k" },
+        { detail: plain },
+      )
       .catch((e) => e);
     expect(err).toBeInstanceOf(InputValidationError);
-    expect(err.issues[0]).toEqual({ field: "inputs.not_declared", reason: expect.stringMatching(/not declared/) });
+    expect(err.issues[0]).toEqual({
+      field: "inputs.not_declared",
+      reason: expect.stringMatching(/not declared/),
+    });
     expect(err.issues.length).toBeGreaterThan(1);
     expect(countCalls(await cloud.requests(), "/workflow/run/submit")).toBe(0);
   });
@@ -100,13 +121,18 @@ describe("workflow runs", () => {
     await expect(client.workflows.submit(params, { detail: external })).rejects.toMatchObject({
       issues: [{ field: "accept_external_cost_risk", reason: expect.stringMatching(/must be true/) }],
     });
-    const accepted = await client.workflows.submit({ ...params, accept_external_cost_risk: true }, { detail: external });
+    const accepted = await client.workflows.submit(
+      { ...params, accept_external_cost_risk: true },
+      { detail: external },
+    );
     expect(accepted.run_order_id).toEqual(expect.any(String));
   });
 
   it("surfaces the engine's rejection of an undeclared input as EngineRejectionError", async () => {
     const inputs = { ...(await inputsFor(client, plain)), not_declared: 1 };
-    const err = await client.workflows.submit({ workflow_id: plain.workflow_id, inputs, idempotency_key: "k2" }).catch((e) => e);
+    const err = await client.workflows
+      .submit({ workflow_id: plain.workflow_id, inputs, idempotency_key: "k2" })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(EngineRejectionError);
     expect(err.engineCode).toBe("INVALID_WORKFLOW_INPUT");
     expect(err.message).toMatch(/^Could not submit a run of workflow .*: the workflow engine rejected it: /);
