@@ -184,7 +184,10 @@ export async function startFaultWorld(options: EmulatorOptions = {}): Promise<Fa
   // A fleet billed for simulated hours must not run out of money half way.
   const emu = await startTestEmulator({ balance: 1_000_000_000, ...options });
   const emulator = emu.running.emulator;
-  const h = await startHarness(providerConfig(emu.url));
+  const h = await startHarness(providerConfig(emu.url)).catch(async (err: unknown) => {
+    await emu.close();
+    throw err;
+  });
   const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
   const spec = {
     podUuid: (await pod(emu, "ComfyUI")).uuid,
