@@ -90,7 +90,7 @@ describe("a 429 storm", () => {
     arrivals.length = 0;
 
     const random = seeded(5);
-    const kinds = Array.from({ length: OPERATIONS }, (_, i) => (i < UPDATES ? "update" : "read"));
+    const kinds: string[] = Array.from({ length: OPERATIONS }, (_, i) => (i < UPDATES ? "update" : "read"));
     for (let i = kinds.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [kinds[i], kinds[j]] = [kinds[j], kinds[i]];
