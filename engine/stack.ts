@@ -156,8 +156,10 @@ export class Stack {
         }
       }),
     );
+    // Reads finish in any order; report and keep them in the state's order.
     const order = new Map(this.state.resources.map((r, i) => [r.urn, i]));
     kept.sort((a, b) => order.get(a.urn)! - order.get(b.urn)!);
+    steps.sort((a, b) => order.get(a.urn)! - order.get(b.urn)!);
     this.save({ ...this.state, resources: kept });
     if (failures.length > 0) throw new OperationError("refresh", failures, steps);
     return this.result("refresh", steps, this.state.outputs, started);
@@ -388,7 +390,9 @@ export class Stack {
       this.options.onEvent?.({ kind: "step-done", operation, step, durationMs: Date.now() - started });
       return result;
     } catch (err) {
-      const error = new Error(`${step.op} of ${step.name} (${typeName(step.type)}) failed: ${(err as Error).message}`);
+      const error = new Error(
+        `${step.op} of ${step.name} (${typeName(step.type)}) failed: ${(err as Error).message}`,
+      );
       this.options.onEvent?.({ kind: "step-failed", operation, step, error });
       throw error;
     }

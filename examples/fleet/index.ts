@@ -60,12 +60,10 @@ export = async () => {
         pulumi.all([i.services, i.sshPasswords]).apply(([services, passwords]) =>
           services
             .filter((s) => s.ssh !== null)
-            .map(
-              (s): SshEndpoint => ({
-                command: `ssh -p ${s.ssh!.port} ${s.ssh!.username}@${s.ssh!.host}`,
-                password: passwords[s.title ?? ""] ?? "",
-              }),
-            ),
+            .map((s): SshEndpoint => ({
+              command: `ssh -p ${s.ssh!.port} ${s.ssh!.username}@${s.ssh!.host}`,
+              password: passwords[s.title ?? ""] ?? "",
+            })),
         ),
       ),
     ),
