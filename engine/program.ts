@@ -89,26 +89,36 @@ export class Program {
   async run(options: ProgramRunOptions): Promise<ProgramRun> {
     const { pulumi } = this;
     const errors: Error[] = [];
+    const inFlight = new Set<Promise<Resolution>>();
+    let stop: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
     pulumi.runtime.setAllConfig(stringConfig(options.config), secretKeys(options.config));
     const registrations = new Map<string, Pick<Registration, "dependencies" | "additionalSecretOutputs">>();
     await pulumi.runtime.setMocks(
       {
         newResource: async (args) => {
+          // After a failure nothing new starts, as the Pulumi engine stops issuing steps.
+          if (errors.length > 0) throw monitorTerminating();
           const urn = urnOf(options, args.type, args.name);
           const extra = registrations.get(urn) ?? { dependencies: [], additionalSecretOutputs: [] };
+          const work = options.register({
+            urn,
+            type: args.type,
+            name: args.name,
+            custom: args.custom ?? true,
+            inputs: this.toWire(args.inputs) as Props,
+            ...extra,
+          });
+          inFlight.add(work);
           try {
-            const resolution = await options.register({
-              urn,
-              type: args.type,
-              name: args.name,
-              custom: args.custom ?? true,
-              inputs: this.toWire(args.inputs) as Props,
-              ...extra,
-            });
+            const resolution = await work;
             return { id: resolution.id, state: resolution.outputs };
           } catch (err) {
             errors.push(err instanceof Error ? err : new Error(String(err)));
-            throw err;
+            stop();
+            throw monitorTerminating();
+          } finally {
+            inFlight.delete(work);
           }
         },
         call: (args) => {
@@ -120,15 +130,27 @@ export class Program {
       options.preview,
     );
     this.recordRegistrationDetails(registrations, options);
+    // An error thrown inside an apply that nothing awaits surfaces only as an unhandled rejection; the
+    // Pulumi CLI's language host fails the deployment on those too (cmd/run/run.js).
+    const stray: Error[] = [];
+    const strayRejection = (reason: unknown) =>
+      stray.push(reason instanceof Error ? reason : new Error(String(reason)));
+    process.on("unhandledRejection", strayRejection);
     let outputs: Props = {};
     try {
-      const result = (await this.main()) ?? {};
-      outputs = (await pulumi.runtime.serializeProperties("outputs", result as Props)) as Props;
-    } catch (err) {
-      if (errors.length === 0) errors.push(err instanceof Error ? err : new Error(String(err)));
+      const completed = (async () => {
+        const result = (await this.main()) ?? {};
+        outputs = (await pulumi.runtime.serializeProperties("outputs", result as Props)) as Props;
+        await (pulumi.runtime as unknown as RuntimeInternals).waitForRPCs();
+      })();
+      // After a failed registration the outputs that depend on it never settle: stop waiting for them.
+      await Promise.race([completed.catch((err: unknown) => strayRejection(err)), stopped]);
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("unhandledRejection", strayRejection);
     }
-    await (pulumi.runtime as unknown as RuntimeInternals).waitForRPCs();
-    return { outputs, errors };
+    return { outputs, errors: [...errors, ...stray] };
   }
 
   /**
@@ -163,6 +185,16 @@ export class Program {
     }
     return value;
   }
+}
+
+/**
+ * What a registration answers after a failure: the engine reports the failure itself, and the program is
+ * told what the Pulumi CLI's engine tells it when it stops a deployment, that the monitor is going away
+ * (gRPC UNAVAILABLE). The SDK then stops registering and raises no unhandled rejections for it
+ * (runtime/resource.js, errors.js isGrpcError).
+ */
+function monitorTerminating(): Error {
+  return Object.assign(new Error("the deployment stopped"), { code: 14 });
 }
 
 /** The URN the mock monitor gives a resource without a parent (runtime/mocks.js newUrn). */

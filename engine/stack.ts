@@ -117,7 +117,13 @@ export class Stack {
       await server.stop();
       throw err;
     }
-    return new Stack(options, program, server, state);
+    return new Stack({ ...options }, program, server, state);
+  }
+
+  /** Like `pulumi config set`: the next operations run the program (and configure the provider) with `config`. */
+  async setConfig(config: Props): Promise<void> {
+    await this.server.configure(config);
+    this.options.config = config;
   }
 
   /** The state as it was last saved. */
