@@ -139,9 +139,9 @@ function newestSource(dir: string): number {
 export function assertBuilt(root: string = REPO_ROOT): void {
   const entry = path.join(root, "dist", "provider", "dynamic.js");
   const rebuild =
-    "Run `npm run build` before the provider tests (the serialized provider requires pulumi-gpucloud/dynamic from dist/).";
+    "Run `npm run build` first: the serialized provider requires pulumi-gpucloud/dynamic from dist/.";
   if (!fs.existsSync(entry))
-    throw new Error(`The provider harness needs the compiled package: ${entry} is missing. ${rebuild}`);
+    throw new Error(`The provider server needs the compiled package: ${entry} is missing. ${rebuild}`);
   const built = fs.statSync(entry).mtimeMs;
   const newest = Math.max(newestSource(path.join(root, "provider")), newestSource(path.join(root, "sdk")));
   if (newest > built)

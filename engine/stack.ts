@@ -63,7 +63,8 @@ export class OperationError extends Error {
     readonly failures: Error[],
     readonly steps: Step[],
   ) {
-    super(`${operation} failed: ${failures.map((f) => f.message).join("; ")}`);
+    // Resources that fail alike (every instance of a fleet) give one message each.
+    super(`${operation} failed: ${[...new Set(failures.map((f) => f.message))].join("; ")}`);
   }
 }
 
@@ -244,7 +245,9 @@ export class Stack {
     ];
     const old = this.state.resources.find((r) => r.urn === urn);
     const checked = await this.check(registration, provider, news, old);
-    const diff = old ? await this.diff(old, provider, checked) : undefined;
+    const diff = old
+      ? await this.diff(old, provider, checked).catch(failed("diff", registration))
+      : undefined;
     const op: Op = !old
       ? "create"
       : diff!.replaces.length > 0
@@ -308,7 +311,9 @@ export class Stack {
     old: ResourceRecord | undefined,
   ): Promise<Props> {
     const olds = old ? withProvider(old.inputs, old.provider) : {};
-    const result = await this.server.check(registration.urn, olds, withProvider(news, provider));
+    const result = await this.server
+      .check(registration.urn, olds, withProvider(news, provider))
+      .catch(failed("check", registration));
     if (result.failures.length > 0) {
       const reasons = result.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
       throw new Error(`${registration.name} (${typeName(registration.type)}) failed its check: ${reasons}`);
@@ -417,6 +422,13 @@ export class Stack {
 /** `pulumi-nodejs:dynamic/gpucloud:Instance` -> `gpucloud:Instance`, as the Pulumi CLI shows dynamic types. */
 export function typeName(type: string): string {
   return type.replace(/^pulumi-nodejs:dynamic\//, "");
+}
+
+/** Names the resource and the call in a provider failure (the server's message names neither). */
+function failed(call: string, resource: { name: string; type: string }): (err: Error) => never {
+  return (err) => {
+    throw new Error(`${call} of ${resource.name} (${typeName(resource.type)}) failed: ${err.message}`);
+  };
 }
 
 function stepOf(op: Op, record: ResourceRecord): Step {
