@@ -206,7 +206,8 @@ export class Stack {
       return this.result(operation, steps, run.outputs, started);
     }
     const failed = run.errors.length > 0;
-    // Replaced resources go once their replacements exist (Pulumi's create-before-delete), even after a failure.
+    // Replaced resources go after their replacements were made (Pulumi's create-before-delete), even when
+    // another step failed.
     const replacements = await this.deleteAll(operation, replaced, steps);
     // After a failure nothing is removed: the program may not have registered everything it declares.
     const kept = new Set(registered.map((r) => r.urn));
@@ -291,12 +292,11 @@ export class Stack {
     }
     const done = await this.apply(operation, step, async () => {
       if (op === "update") return { id: old!.id, outputs: await this.update(old!, provider, checked) };
-      if (op === "replace" && diff!.deleteBeforeReplace) {
-        await this.server.delete(urn, old!.id, withProvider(old!.outputs, old!.provider));
-      } else if (op === "replace") {
-        replaced.push(old!);
-      }
+      const deleteFirst = op === "replace" && diff!.deleteBeforeReplace;
+      if (deleteFirst) await this.server.delete(urn, old!.id, withProvider(old!.outputs, old!.provider));
       const created = await this.server.create(urn, withProvider(checked, provider));
+      // The old resource goes only once its replacement exists.
+      if (op === "replace" && !deleteFirst) replaced.push(old!);
       return { id: created.id, outputs: withoutProvider(created.outputs) };
     });
     step.id = done.id;
