@@ -1,5 +1,5 @@
 import { isSecret } from "../../engine";
-import { Demo, type DemoReport } from "../../demo/run";
+import { Demo, DemoError, expectPlan, type DemoReport } from "../../demo/run";
 
 function summary(report: DemoReport, step: keyof Omit<DemoReport, "durationMs">) {
   return Object.fromEntries(
@@ -62,5 +62,13 @@ describe("npm run demo", () => {
     const passwords = JSON.stringify(report.up.outputs.sshEndpoints).match(/"password":"([^"]+)"/g) ?? [];
     expect(passwords.length).toBeGreaterThan(0);
     for (const p of passwords) expect(printed).not.toContain(p.split(":")[1]);
+  });
+
+  it("fails a step whose plan differs from the expected one, naming what differs", () => {
+    const inSync = Object.fromEntries(report.refresh.steps.map((s) => [s.name, { op: "same" as const }]));
+    expect(() => expectPlan(report.refresh, inSync)).toThrow(DemoError);
+    expect(() => expectPlan(report.refresh, inSync)).toThrow(
+      "The refresh did not go as expected: fleet-0: update instead of same; fleet-1: update instead of same.",
+    );
   });
 });

@@ -62,6 +62,7 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
     expect(plan(await stack.up())).toEqual(["note-0 same", "note-1 update text", "quote same"]);
 
     await stack.setConfig(config(["a"], "top"));
+    expect(plan(await stack.preview())).toEqual(["note-0 replace shelf!", "note-1 delete", "quote same"]);
     const up = await stack.up();
     expect(plan(up)).toEqual(["note-0 delete", "note-0 replace shelf!", "note-1 delete", "quote same"]);
     // The replaced note-0 is deleted once its replacement exists: the delete steps come last.
