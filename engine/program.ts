@@ -63,7 +63,6 @@ interface RuntimeInternals {
 
 export class Program {
   private constructor(
-    readonly file: string,
     private readonly main: ProgramFunction,
     private readonly pulumi: Pulumi,
   ) {}
@@ -83,7 +82,7 @@ export class Program {
           "so that each operation can run it again.",
       );
     }
-    return new Program(file, main as ProgramFunction, load("@pulumi/pulumi") as Pulumi);
+    return new Program(main as ProgramFunction, load("@pulumi/pulumi") as Pulumi);
   }
 
   async run(options: ProgramRunOptions): Promise<ProgramRun> {
