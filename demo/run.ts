@@ -231,6 +231,11 @@ export class Demo {
   }
 }
 
+/** Runs the whole demo once; resolves with each step's result, rejects (after cleaning up) on any surprise. */
+export function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
+  return new Demo(options).run();
+}
+
 function busy() {
   return { gpu: 85, fb: 60 };
 }

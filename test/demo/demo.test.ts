@@ -1,5 +1,5 @@
 import { isSecret } from "../../engine";
-import { Demo, DemoError, expectPlan, type DemoReport } from "../../demo/run";
+import { DemoError, expectPlan, runDemo, type DemoReport } from "../../demo/run";
 
 function summary(report: DemoReport, step: keyof Omit<DemoReport, "durationMs">) {
   return Object.fromEntries(
@@ -12,7 +12,7 @@ describe("npm run demo", () => {
   let printed = "";
 
   beforeAll(async () => {
-    report = await new Demo({ write: (text) => (printed += text), tty: false }).run();
+    report = await runDemo({ write: (text) => (printed += text), tty: false });
   });
 
   it("previews and creates three instances, each with its idle policy", () => {
