@@ -8,7 +8,7 @@ describe("examples/fleet under the engine", () => {
   });
   afterAll(() => run.close());
 
-  it("previews, comes up, shows no drift on refresh, and is destroyed with nothing left", async () => {
+  it("previews, comes up, shows no drift, makes again what was destroyed by hand, and is destroyed", async () => {
     const { stack, api } = run;
     const all = (op: string) => ({
       "fleet-0": op,
@@ -36,6 +36,16 @@ describe("examples/fleet under the engine", () => {
 
     expect(plan(await stack.refresh())).toEqual(all("same"));
     expect(plan(await stack.preview())).toEqual(all("same"));
+
+    // An instance destroyed by hand: refresh drops it and its policy, up makes both again.
+    const gone = stack.current.resources.find((r) => r.name === "fleet-1")!.id;
+    await api.instances.destroy(gone);
+    expect(plan(await stack.refresh())).toEqual({
+      ...all("same"),
+      "fleet-1": "delete",
+      "fleet-1-idle": "delete",
+    });
+    expect(plan(await stack.up())).toEqual({ ...all("same"), "fleet-1": "create", "fleet-1-idle": "create" });
 
     expect(plan(await stack.destroy())).toEqual(all("delete"));
     expect(stack.current.resources).toEqual([]);
