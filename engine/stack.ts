@@ -136,9 +136,22 @@ export class Stack {
     return this.server.stop();
   }
 
-  /** Runs the program with unknowns and reports what `up` would do; changes nothing. */
-  preview(): Promise<OperationResult> {
-    return this.deploy("preview");
+  /**
+   * Runs the program with unknowns and reports what `up` would do; changes nothing. With `refresh`
+   * (`pulumi preview --refresh`), the plan is made against the resources as read back from the cloud, so
+   * drift shows as the changes that would repair it; the refreshed state is not saved.
+   */
+  async preview(options: { refresh?: boolean } = {}): Promise<OperationResult> {
+    if (!options.refresh) return this.deploy("preview");
+    const saved = this.state;
+    const read = await this.readAll();
+    if (read.failures.length > 0) throw new OperationError("preview", read.failures, read.steps);
+    this.state = { ...saved, resources: read.resources };
+    try {
+      return await this.deploy("preview");
+    } finally {
+      this.state = saved;
+    }
   }
 
   /** Runs the program and brings the cloud and the state to it; removes what the program no longer declares. */
@@ -149,27 +162,33 @@ export class Stack {
   /** Reads every resource back from the cloud and stores what it finds: drift shows as `update`, gone as `delete`. */
   async refresh(): Promise<OperationResult> {
     const started = Date.now();
+    const { steps, failures, resources } = await this.readAll();
+    this.save({ ...this.state, resources });
+    if (failures.length > 0) throw new OperationError("refresh", failures, steps);
+    return this.result("refresh", steps, this.state.outputs, started);
+  }
+
+  /** Every resource read back, in the state's order; one that fails to read stays as it was. */
+  private async readAll(): Promise<{ steps: Step[]; failures: Error[]; resources: ResourceRecord[] }> {
     const steps: Step[] = [];
     const failures: Error[] = [];
-    const kept: ResourceRecord[] = [];
+    const resources: ResourceRecord[] = [];
     await Promise.all(
       this.state.resources.map(async (record) => {
         try {
           const refreshed = await this.readBack(record, steps);
-          if (refreshed) kept.push(refreshed);
+          if (refreshed) resources.push(refreshed);
         } catch (err) {
           failures.push(err as Error);
-          kept.push(record);
+          resources.push(record);
         }
       }),
     );
     // Reads finish in any order; report and keep them in the state's order.
     const order = new Map(this.state.resources.map((r, i) => [r.urn, i]));
-    kept.sort((a, b) => order.get(a.urn)! - order.get(b.urn)!);
+    resources.sort((a, b) => order.get(a.urn)! - order.get(b.urn)!);
     steps.sort((a, b) => order.get(a.urn)! - order.get(b.urn)!);
-    this.save({ ...this.state, resources: kept });
-    if (failures.length > 0) throw new OperationError("refresh", failures, steps);
-    return this.result("refresh", steps, this.state.outputs, started);
+    return { steps, failures, resources };
   }
 
   /** Deletes every resource, dependents first; resources with no dependency between them go in parallel. */

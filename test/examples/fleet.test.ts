@@ -40,12 +40,16 @@ describe("examples/fleet under the engine", () => {
     // An instance destroyed by hand: refresh drops it and its policy, up makes both again.
     const gone = stack.current.resources.find((r) => r.name === "fleet-1")!.id;
     await api.instances.destroy(gone);
+    // preview --refresh plans the repair without storing what it read.
+    const repairPlan = { ...all("same"), "fleet-1": "create", "fleet-1-idle": "create" };
+    expect(plan(await stack.preview({ refresh: true }))).toEqual(repairPlan);
+    expect(stack.current.resources.find((r) => r.name === "fleet-1")!.id).toBe(gone);
     expect(plan(await stack.refresh())).toEqual({
       ...all("same"),
       "fleet-1": "delete",
       "fleet-1-idle": "delete",
     });
-    expect(plan(await stack.up())).toEqual({ ...all("same"), "fleet-1": "create", "fleet-1-idle": "create" });
+    expect(plan(await stack.up())).toEqual(repairPlan);
 
     expect(plan(await stack.destroy())).toEqual(all("delete"));
     expect(stack.current.resources).toEqual([]);
