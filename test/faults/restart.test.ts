@@ -95,6 +95,7 @@ describe("an emulator restart in the middle of a run", () => {
         `acknowledged-lost=${lost.length} orphaned=${orphaned.length} clock-kept=${emu.running.now() >= beforeRestart!.now} ` +
         `in ${seconds(performance.now() - started)}`,
     );
+    if (failures.length > 0) console.log(`faults[4] failed creates: ${failures.join(" | ")}`);
     expect({ lost, lostAtRestart, orphaned }).toEqual({ lost: [], lostAtRestart: [], orphaned: [] });
     // A create cut by the restart may fail (its answer and the instance can be lost together), never silently.
     expect(acknowledged.length + failures.length).toBe(CREATES);
