@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { findOrphans, formatReport, type StackExport } from "pulumi-gpucloud";
+import { asStackExport } from "../../provider/orphans";
 import { REPO_ROOT, type Harness, type Props, type ResourceState } from "../harness";
 import { DEMO_KEY } from "../emulator/helpers";
 import {
@@ -175,6 +176,69 @@ describe("a provider killed in the middle of a fleet create", () => {
       `faults[3 provider killed mid-create]: fleet=${names.length} stored=${done.length} pending-creates=${report.pendingCreates.length} ` +
         `cloud=${report.cloud} orphans-listed=${report.orphans.length} (flagged pending=${report.orphans[0].pendingCreates.length}) ` +
         `cli-exit=${json.code} after-adopt-exit=${clean.code} in ${seconds(performance.now() - started)}`,
+    );
+  });
+});
+
+describe("findOrphans", () => {
+  const cloud = (uuid: string, extra: Record<string, unknown> = {}) =>
+    ({ instance_uuid: uuid, status: 2, gpu_uuid: "g", gpu_nums: 1, ...extra }) as never;
+  const resource = (id: string, extra: Props = {}) => ({
+    urn: `urn:pulumi:a::p::${INSTANCE_TYPE}::${id}`,
+    type: INSTANCE_TYPE,
+    id,
+    ...extra,
+  });
+
+  it("counts an instance held by any of several stacks, by id, instanceUuid output or adoptInstanceUuid", () => {
+    const report = findOrphans(
+      [cloud("i-1"), cloud("i-2"), cloud("i-3"), cloud("i-4")],
+      [
+        { deployment: { resources: [resource("i-1")] } },
+        {
+          deployment: {
+            resources: [
+              resource("", { outputs: { instanceUuid: "i-2" } }),
+              resource("x", { inputs: { adoptInstanceUuid: "i-3" } }),
+            ],
+          },
+        },
+      ],
+    );
+    expect(report.orphans.map((o) => o.instanceUuid)).toEqual(["i-4"]);
+  });
+
+  it("ignores other resource types and flags only the pending creates an instance could come from", () => {
+    const pending = (name: string, inputs: Props) => ({
+      type: "creating",
+      resource: { urn: `urn:pulumi:prod::p::${INSTANCE_TYPE}::${name}`, type: INSTANCE_TYPE, inputs },
+    });
+    const report = findOrphans(
+      [cloud("i-1", { title: "web" }), cloud("i-2", { gpu_nums: 8 })],
+      [
+        {
+          deployment: {
+            resources: [{ type: "pulumi-nodejs:dynamic/gpucloud:IdleClosePolicy", id: "i-1" }],
+            pending_operations: [
+              pending("web", { gpuUuid: "g", gpuNums: 1, title: "web" }),
+              pending("db", { gpuUuid: "g", gpuNums: 1, title: "db" }),
+            ],
+          },
+        },
+      ],
+    );
+    expect(report.pendingCreates.map((p) => p.stack)).toEqual(["prod", "prod"]);
+    expect(
+      report.orphans.map((o) => [o.instanceUuid, o.pendingCreates.map((u) => u.split("::").pop())]),
+    ).toEqual([
+      ["i-1", ["web"]],
+      ["i-2", []],
+    ]);
+  });
+
+  it("refuses what is not a stack export, saying what to pass", () => {
+    expect(() => asStackExport({ resources: [] }, "state.json")).toThrow(
+      /state.json is not the output of `pulumi stack export`/,
     );
   });
 });
