@@ -48,7 +48,7 @@ export async function pollUntil<T>(spec: PollSpec<T>, options: WaitOptions = {})
       if (spec.isDone(value)) return value;
     } catch (err) {
       // A wait outlives a bad minute of network: only its own deadline ends it (see isTransientError).
-      if (!isTransientError(err) || Date.now() >= deadline) throw err;
+      if (!isTransientError(err)) throw err;
       lastFailure = err.message;
     }
     const remaining = deadline - Date.now();
