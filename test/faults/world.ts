@@ -27,7 +27,7 @@ export function providerTexts(): Promise<Record<Kind, string>> {
 }
 
 /** Polls of the provider's waits: fast, since the clock moves many simulated seconds per real millisecond. */
-export const POLL_MS = "10";
+const POLL_MS = "10";
 
 export function providerConfig(url: string, key = DEMO_KEY): Props {
   return {
@@ -130,7 +130,7 @@ export class FaultSchedule {
   }
 }
 
-export function percent(part: number, whole: number): string {
+function percent(part: number, whole: number): string {
   return whole === 0 ? "0%" : `${((100 * part) / whole).toFixed(1)}%`;
 }
 
@@ -175,7 +175,7 @@ export interface FaultWorld {
 }
 
 /** Every instance the emulator holds, read from its instances room (the snapshot is the record list). */
-export function instancesIn(emulator: Emulator): string[] {
+function instancesIn(emulator: Emulator): string[] {
   const room = emulator.rooms.find((r) => r.name === "instances");
   return ((room?.snapshot() ?? []) as { instance_uuid: string }[]).map((i) => i.instance_uuid).sort();
 }
