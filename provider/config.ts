@@ -4,6 +4,7 @@
  * to set it, so every error tells the user exactly what to do.
  */
 import { GpuCloudClient } from "../sdk";
+import { requestLogFromEnv } from "./request-log";
 
 /** A setting is missing or malformed. The message names every way to set it and never holds the key. */
 export class ConfigurationError extends Error {
@@ -169,7 +170,10 @@ export function client(): { client: GpuCloudClient; settings: ProviderSettings }
   const key = `${s.baseUrl}\n${s.apiKey}`;
   if (cached?.key !== key) {
     void cached?.client.close();
-    cached = { key, client: new GpuCloudClient({ baseUrl: s.baseUrl, apiKey: s.apiKey }) };
+    cached = {
+      key,
+      client: new GpuCloudClient({ baseUrl: s.baseUrl, apiKey: s.apiKey, onRequest: requestLogFromEnv() }),
+    };
   }
   return { client: cached.client, settings: s };
 }

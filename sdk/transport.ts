@@ -26,7 +26,11 @@ export interface RequestEvent {
   path: string;
   /** HTTP status, absent when no answer arrived. */
   status?: number;
+  /** When the attempt went on the wire (Unix ms): it passed the pacing gate holding a free connection. */
+  sentAt: number;
   durationMs: number;
+  /** The Retry-After of a 429 answer, in ms. */
+  retryAfterMs?: number;
   /** 1 for the first send of a call, 2 for its first retry, ... */
   attempt: number;
   /** How many resends of this call came before this attempt (attempt - 1). */
@@ -250,9 +254,10 @@ export class Transport {
       const release = await this.slots.acquire(spec.signal);
       let outcome: AttemptOutcome;
       let durationMs: number;
+      let sentAt: number;
       try {
         await this.gate.wait(spec.signal);
-        const sentAt = Date.now();
+        sentAt = Date.now();
         const started = performance.now();
         outcome = await this.attempt(spec, relPath);
         durationMs = Math.round(performance.now() - started);
@@ -268,6 +273,7 @@ export class Transport {
           method: spec.method,
           path: relPath,
           status: 200,
+          sentAt,
           durationMs,
           attempt,
           retries: attempt - 1,
@@ -279,7 +285,11 @@ export class Transport {
         method: spec.method,
         path: relPath,
         status: outcome.httpStatus,
+        sentAt,
         durationMs,
+        ...(failure.kind === "status" && failure.retryAfterMs !== undefined
+          ? { retryAfterMs: failure.retryAfterMs }
+          : {}),
         attempt,
         retries: attempt - 1,
         error: error.message,

@@ -233,10 +233,22 @@ describe("the onRequest hook", () => {
       method: "GET",
       path: `/instance/info?instance_uuid=${instance_uuid}`,
       status: 200,
+      sentAt: expect.any(Number),
       durationMs: expect.any(Number),
       attempt: 1,
       retries: 0,
     });
+  });
+
+  it("reports when each attempt went out, and the Retry-After of a 429", async () => {
+    await cloud.fault("/gpu/list", "http_429", 1);
+    const before = Date.now();
+    await client.catalogue.gpus();
+    const [refused, retried] = cloud.events.slice(-2);
+    expect(refused).toMatchObject({ status: 429, retryAfterMs: 1000, attempt: 1 });
+    expect(refused.sentAt).toBeGreaterThanOrEqual(before);
+    expect(retried).toMatchObject({ status: 200, attempt: 2 });
+    expect(retried.sentAt).toBeGreaterThanOrEqual(refused.sentAt + refused.durationMs + 1000);
   });
 });
 
