@@ -4,19 +4,20 @@ import { z } from "zod";
 import { ApiError, paramError } from "../core/errors";
 import { ok } from "../core/envelope";
 import { parseQuery } from "../core/validation";
-import type { Room, RoomContext } from "../core/room";
-import { AssetSnapshot, AssetStore, MAX_ASSET_BYTES, UploadedFile, UploadFields } from "./store";
+import { StoreRoom, type RoomContext } from "../core/room";
+import { AssetStore, MAX_ASSET_BYTES, UploadedFile, UploadFields } from "./store";
 import { measureUpload } from "./upload";
 
 const assetPath = z.object({ asset_id: z.string().min(1) });
 const FIELDS = ["media_type", "purpose", "ttl_hours"] as const;
 
 /** Workflow input assets: POST /assets (multipart) and GET /assets/{asset_id}. */
-export class AssetsRoom implements Room {
+export class AssetsRoom extends StoreRoom<AssetStore> {
   readonly name = "assets";
-  readonly store = new AssetStore();
 
-  constructor(private readonly ctx: RoomContext) {}
+  constructor(private readonly ctx: RoomContext) {
+    super(new AssetStore());
+  }
 
   register(api: FastifyInstance): void {
     // Multipart is parsed only inside this scope; the file limit is enforced while streaming (upload.ts).
@@ -36,18 +37,6 @@ export class AssetsRoom implements Room {
       const { asset_id } = parseQuery(assetPath, request.params);
       return ok(this.store.get(user, asset_id, this.ctx.clock.now()));
     });
-  }
-
-  snapshot(): unknown {
-    return this.store.snapshot();
-  }
-
-  restore(state: unknown): void {
-    this.store.restore(state as AssetSnapshot);
-  }
-
-  reset(): void {
-    this.store.restore({ assets: [] });
   }
 }
 

@@ -109,8 +109,12 @@ export class AssetStore {
     return { assets: [...this.assets.values()].map((a) => ({ ...a })) };
   }
 
-  restore(snapshot: AssetSnapshot): void {
-    this.assets = new Map(snapshot.assets.map((a) => [a.asset_id, { ...a }]));
+  restore(state: unknown): void {
+    this.assets = new Map((state as AssetSnapshot).assets.map((a) => [a.asset_id, { ...a }]));
+  }
+
+  reset(): void {
+    this.assets.clear();
   }
 
   private usable(owner: string, assetId: string, now: number): AssetRecord {

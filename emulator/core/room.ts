@@ -48,3 +48,41 @@ export interface RoomContext {
   /** Save state now (the server already does this after every non-GET request and every tick). */
   persist(): void;
 }
+
+/** What a room's store offers the state file, reset and the clock. */
+export interface RoomStore {
+  snapshot(): unknown;
+  restore(state: unknown): void;
+  reset(): void;
+  nextDueAt?(): number | undefined;
+  runDue?(now: number): void;
+}
+
+/** A room whose whole state is one store: persistence, reset and the clock go straight to the store. */
+export abstract class StoreRoom<S extends RoomStore> implements Room {
+  abstract readonly name: string;
+
+  constructor(readonly store: S) {}
+
+  abstract register(api: FastifyInstance): void;
+
+  snapshot(): unknown {
+    return this.store.snapshot();
+  }
+
+  restore(state: unknown): void {
+    this.store.restore(state);
+  }
+
+  reset(): void {
+    this.store.reset();
+  }
+
+  nextDueAt(): number | undefined {
+    return this.store.nextDueAt?.();
+  }
+
+  runDue(now: number): void {
+    this.store.runDue?.(now);
+  }
+}

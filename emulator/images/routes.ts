@@ -1,19 +1,18 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/envelope";
-import type { Room, RoomContext } from "../core/room";
+import { StoreRoom, type RoomContext } from "../core/room";
 import { parseBody } from "../core/validation";
 import { ImagesStore } from "./store";
 
 const deleteBody = z.object({ image_uuid: z.string().min(1) });
 
 /** Personal images: /image/private/list and /image/private/delete. */
-export class ImagesRoom implements Room {
+export class ImagesRoom extends StoreRoom<ImagesStore> {
   readonly name = "images";
-  readonly store: ImagesStore;
 
   constructor(private readonly ctx: RoomContext) {
-    this.store = new ImagesStore(() => ctx.clock.now(), ctx.ids.next);
+    super(new ImagesStore(() => ctx.clock.now(), ctx.ids.next));
   }
 
   register(api: FastifyInstance): void {
@@ -28,25 +27,5 @@ export class ImagesRoom implements Room {
       this.store.delete(user, image_uuid);
       return ok();
     });
-  }
-
-  snapshot(): unknown {
-    return this.store.snapshot();
-  }
-
-  restore(state: unknown): void {
-    this.store.restore(state);
-  }
-
-  reset(): void {
-    this.store.reset();
-  }
-
-  nextDueAt(): number | undefined {
-    return this.store.nextDueAt();
-  }
-
-  runDue(now: number): void {
-    this.store.runDue(now);
   }
 }

@@ -1,3 +1,4 @@
+import { dueByNow, earliestDue } from "../core/schedule";
 import { notFound } from "../core/errors";
 
 /** How long saving an instance as an image takes (DESIGN §5). */
@@ -72,19 +73,13 @@ export class ImagesStore {
   }
 
   nextDueAt(): number | undefined {
-    let earliest: number | undefined;
-    for (const image of this.images.values()) {
-      if (image.next && (earliest === undefined || image.next.at < earliest)) earliest = image.next.at;
-    }
-    return earliest;
+    return earliestDue(this.images.values(), (image) => image.next);
   }
 
   runDue(now: number): void {
-    for (const image of this.images.values()) {
-      if (image.next && image.next.at <= now) {
-        image.save_image_status = image.next.save_image_status;
-        image.next = null;
-      }
+    for (const image of dueByNow(this.images.values(), (i) => i.next, now)) {
+      image.save_image_status = image.next!.save_image_status;
+      image.next = null;
     }
   }
 

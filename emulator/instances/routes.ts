@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/envelope";
-import type { Room, RoomContext } from "../core/room";
+import { StoreRoom, type RoomContext } from "../core/room";
 import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/validation";
 import type { CatalogueStore } from "../catalogue/store";
 import type { ImagesStore } from "../images/store";
@@ -57,16 +57,15 @@ const forceBody = z.object({
 });
 
 /** /instance/*: creation, listing, title, power operations, schedules, images and idle-close. */
-export class InstancesRoom implements Room {
+export class InstancesRoom extends StoreRoom<InstancesStore> {
   readonly name = "instances";
-  readonly store: InstancesStore;
 
   constructor(
     private readonly ctx: RoomContext,
     catalogue: CatalogueStore,
     images: ImagesStore,
   ) {
-    this.store = new InstancesStore(() => ctx.clock.now(), ctx.ids.next, ctx.wallet, catalogue, images);
+    super(new InstancesStore(() => ctx.clock.now(), ctx.ids.next, ctx.wallet, catalogue, images));
   }
 
   register(api: FastifyInstance): void {
@@ -147,25 +146,5 @@ export class InstancesRoom implements Room {
       this.store.force(request.params.uuid, parseBody(forceBody, request.body));
       return { instance_uuid: request.params.uuid };
     });
-  }
-
-  snapshot(): unknown {
-    return this.store.snapshot();
-  }
-
-  restore(state: unknown): void {
-    this.store.restore(state);
-  }
-
-  reset(): void {
-    this.store.reset();
-  }
-
-  nextDueAt(): number | undefined {
-    return this.store.nextDueAt();
-  }
-
-  runDue(now: number): void {
-    this.store.runDue(now);
   }
 }

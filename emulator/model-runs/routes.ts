@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { fingerprint } from "../core/auth";
 import { ok } from "../core/envelope";
-import type { Room, RoomContext } from "../core/room";
+import { StoreRoom, type RoomContext } from "../core/room";
 import { pagingQuery, parseBody, parseQuery } from "../core/validation";
 import { AssetStore } from "../assets/store";
 import { MODEL_RUN_STATUSES, ModelRunStore } from "./store";
@@ -22,15 +22,14 @@ const cancelBody = z.object({ run_id: z.string().min(1) });
 const eventsQuery = z.object({ run_id: z.string().min(1) });
 
 /** External video-model tasks (spec "External model tasks"), scoped to the calling API key. */
-export class ModelRunsRoom implements Room {
+export class ModelRunsRoom extends StoreRoom<ModelRunStore> {
   readonly name = "model-runs";
-  readonly store: ModelRunStore;
 
   constructor(
     private readonly ctx: RoomContext,
     assets: AssetStore,
   ) {
-    this.store = new ModelRunStore(ctx.wallet, assets, ctx.ids.next);
+    super(new ModelRunStore(ctx.wallet, assets, ctx.ids.next));
   }
 
   register(api: FastifyInstance): void {
@@ -53,26 +52,6 @@ export class ModelRunsRoom implements Room {
       const { scope } = this.caller(request);
       return ok(this.store.events(scope, parseQuery(eventsQuery, request.query).run_id));
     });
-  }
-
-  snapshot(): unknown {
-    return this.store.snapshot();
-  }
-
-  restore(state: unknown): void {
-    this.store.restore(state);
-  }
-
-  reset(): void {
-    this.store.reset();
-  }
-
-  nextDueAt(): number | undefined {
-    return this.store.nextDueAt();
-  }
-
-  runDue(now: number): void {
-    this.store.runDue(now);
   }
 
   /** The user pays; the key is the scope (spec "GET /model-runs/list": scope is the calling API key). */

@@ -1,3 +1,4 @@
+import { dueByNow, earliestDue } from "../core/schedule";
 import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/errors";
 import { paginate } from "../core/validation";
@@ -224,18 +225,11 @@ export class ModelRunStore {
   }
 
   nextDueAt(): number | undefined {
-    let earliest: number | undefined;
-    for (const run of this.runs.values()) {
-      if (run.due && (earliest === undefined || run.due.at < earliest)) earliest = run.due.at;
-    }
-    return earliest;
+    return earliestDue(this.runs.values(), (run) => run.due);
   }
 
   runDue(now: number): void {
-    const due = [...this.runs.values()]
-      .filter((r) => r.due !== null && r.due.at <= now)
-      .sort((a, b) => a.due!.at - b.due!.at);
-    for (const run of due) this.step(run);
+    for (const run of dueByNow(this.runs.values(), (r) => r.due, now)) this.step(run);
   }
 
   snapshot(): ModelRunSnapshot {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/envelope";
-import type { Room, RoomContext } from "../core/room";
+import { StoreRoom, type RoomContext } from "../core/room";
 import { pagingQuery, parseBody, parseQuery } from "../core/validation";
 import { AssetStore } from "../assets/store";
 import { WorkflowStore } from "./store";
@@ -30,15 +30,14 @@ const runListQuery = z.object({
 });
 
 /** Workflow market, run submission and run queries (spec "Workflows"; field-notes "Workflow runs"). */
-export class WorkflowsRoom implements Room {
+export class WorkflowsRoom extends StoreRoom<WorkflowStore> {
   readonly name = "workflows";
-  readonly store: WorkflowStore;
 
   constructor(
     private readonly ctx: RoomContext,
     assets: AssetStore,
   ) {
-    this.store = new WorkflowStore(ctx.wallet, assets, ctx.ids.next);
+    super(new WorkflowStore(ctx.wallet, assets, ctx.ids.next));
   }
 
   register(api: FastifyInstance): void {
@@ -72,25 +71,5 @@ export class WorkflowsRoom implements Room {
       const { run_order_id } = parseQuery(runQuery, request.query);
       return ok(this.store.execution(user, run_order_id, this.ctx.clock.now()));
     });
-  }
-
-  snapshot(): unknown {
-    return this.store.snapshot();
-  }
-
-  restore(state: unknown): void {
-    this.store.restore(state);
-  }
-
-  reset(): void {
-    this.store.reset();
-  }
-
-  nextDueAt(): number | undefined {
-    return this.store.nextDueAt();
-  }
-
-  runDue(now: number): void {
-    this.store.runDue(now);
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { GpuCloudClient } from "../../sdk";
-import { Connection, ConnectionOverrides, resolveConnection } from "./config";
+import { Connection, ConnectionOverrides, resolveConnection } from "../config";
 
 /** Options every data source accepts. */
 export interface DataSourceOptions extends ConnectionOverrides {
@@ -29,9 +29,10 @@ export async function withClient<T>(
   }
 }
 
-/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (config.ts). */
+/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (../config.ts). */
 export function connect(opts: DataSourceOptions | undefined, requireKey = true): Connection {
-  return resolveConnection(opts ?? {}, requireKey);
+  // The program's stack config, read by fully qualified key (`gpucloud:apiKey`) like the provider does.
+  return resolveConnection(pulumi.runtime.getConfig, opts ?? {}, requireKey);
 }
 
 export function paging(opts: DataSourceOptions | undefined): { pageSize?: number } {

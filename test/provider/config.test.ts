@@ -25,7 +25,7 @@ describe("provider configuration", () => {
   it("names both ways to set a missing API key", async () => {
     const h = await start({ config: { "gpucloud:baseUrl": emu.url }, env: onlyPath });
     await expect(h.create("Instance", await h.checked("Instance", spec))).rejects.toThrow(
-      "gpucloud: no API key is configured. Set it with `pulumi config set --secret gpucloud:apiKey <key>` or the GPUCLOUD_API_KEY environment variable.",
+      "The GPU cloud API key is not set. Set it with `pulumi config set --secret gpucloud:apiKey <key>` or the environment variable GPUCLOUD_API_KEY.",
     );
   });
 
