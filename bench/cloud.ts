@@ -1,6 +1,6 @@
 /**
  * One emulator per measured run, in this process on a loopback port: a fast simulated clock so a 60 s
- * start-up takes 1.5 real seconds, instances seeded straight into its store (setup is not measured),
+ * start-up takes 3 real seconds, instances seeded straight into its store (setup is not measured),
  * and the request log read over the admin API to count what the subject sent.
  */
 import { request } from "undici";
@@ -9,10 +9,10 @@ import { CatalogueRoom } from "../emulator/catalogue/routes";
 import { InstancesRoom } from "../emulator/instances/routes";
 
 export const BENCH_KEY = "bench-key";
-/** Simulated seconds per real second: a start-up (60 s simulated) takes 1.5 s. */
-export const TIME_SCALE = 40;
+/** Simulated seconds per real second: a start-up (60 s simulated) takes 3 s. */
+export const TIME_SCALE = 20;
 /** Both subjects poll this often: 5 simulated seconds, as clients of the live service do (field-notes.md). */
-export const POLL_INTERVAL_MS = 125;
+export const POLL_INTERVAL_MS = 250;
 
 export interface InstanceSpec {
   podUuid: string;

@@ -41,7 +41,8 @@ export async function checkMs(count: number): Promise<number> {
   const started = performance.now();
   for (const news of inputs) {
     const { failures } = await providers.Instance.check({}, news);
-    if (failures && failures.length > 0) throw new Error(`check refused a valid input: ${failures[0].reason}`);
+    if (failures && failures.length > 0)
+      throw new Error(`check refused a valid input: ${failures[0].reason}`);
   }
   return Math.round((performance.now() - started) * 10) / 10;
 }

@@ -18,7 +18,8 @@ export interface TargetResult {
 
 function find(records: RunRecord[], scenario: string, n: number, rateLimit: number, subject: string) {
   return records.find(
-    (r) => r.scenario === scenario && r.n === n && r.rateLimit === rateLimit && r.subject === subject && !r.error,
+    (r) =>
+      r.scenario === scenario && r.n === n && r.rateLimit === rateLimit && r.subject === subject && !r.error,
   );
 }
 
@@ -79,7 +80,17 @@ function pad(cells: string[], widths: number[]): string {
 }
 
 export function table(records: RunRecord[]): string {
-  const header = ["scenario", "subject", "N", "rate limit", "API calls", "429s", "wall ms", "calls vs base", "time vs base"];
+  const header = [
+    "scenario",
+    "subject",
+    "N",
+    "rate limit",
+    "API calls",
+    "429s",
+    "wall ms",
+    "calls vs base",
+    "time vs base",
+  ];
   const rows = records.map((r) => {
     const base = find(records, r.scenario, r.n, r.rateLimit, "baseline");
     const compare = r.subject === "gpucloud" && base && !r.error;
@@ -96,8 +107,14 @@ export function table(records: RunRecord[]): string {
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const lines = [pad(header, widths), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map((r) => pad(r, widths))];
-  const failures = records.filter((r) => r.error).map((r) => `FAILED ${r.scenario} ${r.subject} N=${r.n}: ${r.error}`);
+  const lines = [
+    pad(header, widths),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...rows.map((r) => pad(r, widths)),
+  ];
+  const failures = records
+    .filter((r) => r.error)
+    .map((r) => `FAILED ${r.scenario} ${r.subject} N=${r.n}: ${r.error}`);
   return [...lines, ...failures].join("\n");
 }
 
@@ -109,6 +126,8 @@ export function summaryText(summary: Summary, results: TargetResult[]): string {
     `emulator alone (${t.concurrency} concurrent clients): ${t.infoPerSecond} info/s, ${t.listPagesPerSecond} list pages of 100/s`,
     "",
     "targets:",
-    ...results.map((r) => `  [${r.met === null ? "not run" : r.met ? "met" : "MISSED"}] ${r.target}: ${r.measured}`),
+    ...results.map(
+      (r) => `  [${r.met === null ? "not run" : r.met ? "met" : "MISSED"}] ${r.target}: ${r.measured}`,
+    ),
   ].join("\n");
 }

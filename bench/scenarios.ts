@@ -27,7 +27,12 @@ export interface RunRecord {
   error?: string;
 }
 
-function act(scenario: ScenarioName, subject: Subject, specs: InstanceSpec[], existing: Deployed[]): Promise<unknown> {
+function act(
+  scenario: ScenarioName,
+  subject: Subject,
+  specs: InstanceSpec[],
+  existing: Deployed[],
+): Promise<unknown> {
   switch (scenario) {
     case "create":
       return subject.create(specs);
@@ -59,7 +64,7 @@ export async function runScenario(
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
     }
-    const wallMs = Math.round(performance.now() - started);
+    const wallMs = Math.round((performance.now() - started) * 10) / 10;
     const counts = await cloud.counts();
     return { scenario, n, rateLimit, subject: subjectName, wallMs, ...counts, ...(error ? { error } : {}) };
   } finally {

@@ -45,7 +45,9 @@ class GpucloudSubject implements Subject {
       "gpucloud:baseUrl": baseUrl,
       "gpucloud:pollIntervalMs": String(POLL_INTERVAL_MS),
     };
-    await instance.configure({ config: { get: (key: string) => config[key] } } as pulumi.dynamic.ConfigureRequest);
+    await instance.configure({
+      config: { get: (key: string) => config[key] },
+    } as pulumi.dynamic.ConfigureRequest);
     return new GpucloudSubject();
   }
 
@@ -82,9 +84,16 @@ class GpucloudSubject implements Subject {
 
   async close(): Promise<void> {}
 
-  private async checked(spec: InstanceSpec, olds: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  private async checked(
+    spec: InstanceSpec,
+    olds: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
     const { inputs, failures } = await instance.check(olds, { ...spec });
-    if (failures && failures.length > 0) fail("check refused the inputs", failures.map((f) => f.reason));
+    if (failures && failures.length > 0)
+      fail(
+        "check refused the inputs",
+        failures.map((f) => f.reason),
+      );
     return inputs;
   }
 }
@@ -103,7 +112,7 @@ class BaselineSubject implements Subject {
   async create(specs: InstanceSpec[]): Promise<Deployed[]> {
     return Promise.all(
       specs.map(async (spec) => {
-        const state = await this.provider.create(this.checked(spec));
+        const state = await this.provider.create(this.checked({ ...spec }));
         return { id: state.id, props: { ...state.inputs, ...state.outputs } };
       }),
     );
@@ -117,7 +126,7 @@ class BaselineSubject implements Subject {
 
   async preview(deployed: Deployed[], specs: InstanceSpec[]): Promise<void> {
     const changed = deployed
-      .filter((d, i) => this.provider.diff(this.checked(d.props), this.checked(specs[i])).changes)
+      .filter((d, i) => this.provider.diff(this.checked(d.props), this.checked({ ...specs[i] })).changes)
       .map((d) => d.id);
     if (changed.length > 0) fail(`preview of an unchanged program shows ${changed.length} changes`, changed);
   }

@@ -9,13 +9,7 @@
  * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
  * One `InstanceReads` per client lives in this module, so it lasts as long as the provider process.
  */
-import {
-  instanceStatusName,
-  NotFoundError,
-  TimeoutError,
-  type GpuCloudClient,
-  type Instance,
-} from "../sdk";
+import { instanceStatusName, NotFoundError, TimeoutError, type GpuCloudClient, type Instance } from "../sdk";
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
@@ -66,7 +60,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export class InstanceReads {
   private walksStarted = 0;
-  private lastWalkStartedAt = -Infinity;
+  private lastWalkEndedAt = -Infinity;
   private inFlight: Promise<unknown> | undefined;
   private queued: Promise<Walk> | undefined;
   private readonly waiters = new Set<Waiter>();
@@ -167,7 +161,6 @@ export class InstanceReads {
   private startWalk(): Promise<Walk> {
     this.queued = undefined;
     const number = ++this.walksStarted;
-    this.lastWalkStartedAt = Date.now();
     const walk = walkList(this.api);
     const settled = walk.then(
       (w) => this.offerToWaiters(number, w),
@@ -175,6 +168,7 @@ export class InstanceReads {
     );
     this.inFlight = settled;
     void settled.then(() => {
+      this.lastWalkEndedAt = Date.now();
       if (this.inFlight === settled) this.inFlight = undefined;
       this.schedulePoll();
     });
@@ -208,11 +202,15 @@ export class InstanceReads {
     }
   }
 
-  /** One walk per poll interval while anything waits; walks started by reads count too. */
+  /**
+   * One walk per poll interval while anything waits, counted from the end of the last walk (as
+   * client.instances.waitForStatus sleeps after each poll), so walks slowed by 429s also come less often.
+   * Walks started by reads count too.
+   */
   private schedulePoll(): void {
     if (this.pollTimer || this.waiters.size === 0) return;
     const interval = Math.min(...[...this.waiters].map((w) => w.pollIntervalMs));
-    const dueIn = Math.max(0, this.lastWalkStartedAt + interval - Date.now());
+    const dueIn = Math.max(0, this.lastWalkEndedAt + interval - Date.now());
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
       if (this.waiters.size > 0 && !this.queued) this.nextWalk().catch(noop);
