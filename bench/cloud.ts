@@ -9,10 +9,16 @@ import { CatalogueRoom } from "../emulator/catalogue/routes";
 import { InstancesRoom } from "../emulator/instances/routes";
 
 export const BENCH_KEY = "bench-key";
-/** Simulated seconds per real second: a start-up (60 s simulated) takes 3 s. */
-export const TIME_SCALE = 20;
-/** Both subjects poll this often: 5 simulated seconds, as clients of the live service do (field-notes.md). */
-export const POLL_INTERVAL_MS = 250;
+/** How fast simulated time runs and how often both subjects poll (real ms). */
+export interface Pace {
+  timeScale: number;
+  pollIntervalMs: number;
+}
+
+/** A start-up (60 s simulated) takes 3 s; polls every 5 simulated seconds, as live clients do (field-notes.md). */
+export const BENCH_PACE: Pace = { timeScale: 20, pollIntervalMs: 250 };
+/** The smoke variant: a start-up takes 1 s, polls every 6 simulated seconds. */
+export const SMOKE_PACE: Pace = { timeScale: 60, pollIntervalMs: 100 };
 
 export interface InstanceSpec {
   podUuid: string;
@@ -35,12 +41,12 @@ export class BenchCloud {
     private readonly spec: Omit<InstanceSpec, "title">,
   ) {}
 
-  static async start(rateLimit: number): Promise<BenchCloud> {
+  static async start(rateLimit: number, timeScale: number): Promise<BenchCloud> {
     const emu = await startEmulator({
       port: 0,
       apiKeys: [BENCH_KEY],
       balance: "100000000",
-      timeScale: TIME_SCALE,
+      timeScale,
       rateLimit,
     });
     const catalogue = emu.emulator.rooms.find((r): r is CatalogueRoom => r instanceof CatalogueRoom);

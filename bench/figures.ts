@@ -49,7 +49,7 @@ export async function checkMs(count: number): Promise<number> {
 
 /** Requests per second the emulator answers on its own, so the scenario figures can be read against it. */
 export async function emulatorThroughput(seconds: number, concurrency = 16): Promise<EmulatorThroughput> {
-  const cloud = await BenchCloud.start(0);
+  const cloud = await BenchCloud.start(0, 0);
   const agent = new Agent({ connections: concurrency });
   try {
     const [first] = cloud.seedRunning(cloud.specs(100));

@@ -10,7 +10,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { POLL_INTERVAL_MS, TIME_SCALE } from "./cloud";
+import { BENCH_PACE, SMOKE_PACE, type Pace } from "./cloud";
 import { checkMs, emulatorThroughput, serializedProvider } from "./figures";
 import { summaryText, table, targets, type Summary, type TargetResult } from "./report";
 import { runScenario, SCENARIOS, SCENARIO_TITLES, type RunRecord, type ScenarioName } from "./scenarios";
@@ -20,6 +20,7 @@ export interface BenchOptions {
   n: number[];
   rateLimits: number[];
   scenarios: ScenarioName[];
+  pace: Pace;
   /** Also run create and destroy of 500 or more instances under a rate limit. */
   full: boolean;
   /** Seconds the emulator's own throughput is measured for, per endpoint. */
@@ -58,7 +59,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
           continue;
         }
         for (const subject of SUBJECTS) {
-          const record = await runScenario(scenario, subject, n, rateLimit);
+          const record = await runScenario(scenario, subject, n, rateLimit, options.pace);
           records.push(record);
           options.onRecord?.(record);
         }
@@ -73,14 +74,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   return {
     settings: {
       via: VIA,
-      timeScale: TIME_SCALE,
-      pollIntervalMs: POLL_INTERVAL_MS,
+      timeScale: options.pace.timeScale,
+      pollIntervalMs: options.pace.pollIntervalMs,
       concurrency: "all N operations at once (the Pulumi engine's default parallelism is unbounded)",
     },
     records,
     skipped,
     summary,
-    targets: targets(records, summary),
+    targets: targets(records, summary, options.pace.pollIntervalMs),
     totalMs: Math.round(performance.now() - started),
   };
 }
@@ -116,6 +117,7 @@ function options(argv: string[]): BenchOptions & { out: string } {
     n,
     rateLimits,
     scenarios,
+    pace: values.smoke ? SMOKE_PACE : BENCH_PACE,
     full: values.full,
     throughputSeconds: values.smoke ? 0.3 : 2,
     out: values.out,

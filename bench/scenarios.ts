@@ -1,5 +1,5 @@
 /** The measured scenarios: each run gets a fresh emulator and a fresh subject, so nothing carries over. */
-import { BenchCloud, type InstanceSpec } from "./cloud";
+import { BenchCloud, type InstanceSpec, type Pace } from "./cloud";
 import { startSubject, type Deployed, type Subject, type SubjectName } from "./subjects";
 
 export type ScenarioName = "create" | "refresh" | "preview" | "destroy";
@@ -50,9 +50,10 @@ export async function runScenario(
   subjectName: SubjectName,
   n: number,
   rateLimit: number,
+  pace: Pace,
 ): Promise<RunRecord> {
-  const cloud = await BenchCloud.start(rateLimit);
-  const subject = await startSubject(subjectName, cloud.url);
+  const cloud = await BenchCloud.start(rateLimit, pace.timeScale);
+  const subject = await startSubject(subjectName, cloud.url, pace.pollIntervalMs);
   try {
     const specs = cloud.specs(n);
     const existing = scenario === "create" ? [] : await subject.existing(cloud.seedRunning(specs), specs);

@@ -7,7 +7,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic";
 import { BaselineProvider } from "./baseline";
-import { BENCH_KEY, POLL_INTERVAL_MS, type InstanceSpec } from "./cloud";
+import { BENCH_KEY, type InstanceSpec } from "./cloud";
 
 export type SubjectName = "gpucloud" | "baseline";
 export const SUBJECTS: SubjectName[] = ["gpucloud", "baseline"];
@@ -39,11 +39,11 @@ function fail(what: string, details: string[]): never {
 }
 
 class GpucloudSubject implements Subject {
-  static async start(baseUrl: string): Promise<GpucloudSubject> {
+  static async start(baseUrl: string, pollIntervalMs: number): Promise<GpucloudSubject> {
     const config: Record<string, string> = {
       "gpucloud:apiKey": BENCH_KEY,
       "gpucloud:baseUrl": baseUrl,
-      "gpucloud:pollIntervalMs": String(POLL_INTERVAL_MS),
+      "gpucloud:pollIntervalMs": String(pollIntervalMs),
     };
     await instance.configure({
       config: { get: (key: string) => config[key] },
@@ -101,8 +101,8 @@ class GpucloudSubject implements Subject {
 class BaselineSubject implements Subject {
   private readonly provider: BaselineProvider;
 
-  constructor(baseUrl: string) {
-    this.provider = new BaselineProvider(baseUrl, BENCH_KEY, POLL_INTERVAL_MS);
+  constructor(baseUrl: string, pollIntervalMs: number) {
+    this.provider = new BaselineProvider(baseUrl, BENCH_KEY, pollIntervalMs);
   }
 
   async existing(ids: string[], specs: InstanceSpec[]): Promise<Deployed[]> {
@@ -146,6 +146,12 @@ class BaselineSubject implements Subject {
   }
 }
 
-export async function startSubject(name: SubjectName, baseUrl: string): Promise<Subject> {
-  return name === "gpucloud" ? GpucloudSubject.start(baseUrl) : new BaselineSubject(baseUrl);
+export async function startSubject(
+  name: SubjectName,
+  baseUrl: string,
+  pollIntervalMs: number,
+): Promise<Subject> {
+  return name === "gpucloud"
+    ? GpucloudSubject.start(baseUrl, pollIntervalMs)
+    : new BaselineSubject(baseUrl, pollIntervalMs);
 }

@@ -1,4 +1,5 @@
 import { runBench, type BenchResults } from "../../bench/run";
+import { SMOKE_PACE } from "../../bench/cloud";
 import { SCENARIOS } from "../../bench/scenarios";
 
 /** The CI variant of `npm run bench --smoke`: it guards behaviour (calls, exactness), never timings. */
@@ -9,6 +10,7 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
       n: [10],
       rateLimits: [0, 10],
       scenarios: SCENARIOS,
+      pace: SMOKE_PACE,
       full: false,
       throughputSeconds: 0.2,
     });
