@@ -64,6 +64,7 @@ export class InstanceReads {
   private inFlight: Promise<unknown> | undefined;
   private queued: Promise<Walk> | undefined;
   private readonly waiters = new Set<Waiter>();
+  private readonly listed = new Set<string>();
   private pollTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly api: GpuCloudClient) {}
@@ -73,9 +74,14 @@ export class InstanceReads {
     return this.fromWalk(await this.nextWalk(), instanceUuid);
   }
 
-  /** The uuids of every instance listed by a walk that starts after this call. */
-  async listedUuids(): Promise<Set<string>> {
-    return new Set((await this.nextWalk()).instances.keys());
+  /** Resolves once a walk that started after this call has finished; its uuids are then in everListed. */
+  async freshListing(): Promise<void> {
+    await this.nextWalk();
+  }
+
+  /** Every uuid a finished walk listed: each of these instances existed before now. */
+  get everListed(): ReadonlySet<string> {
+    return this.listed;
   }
 
   /** Like client.instances.waitForStatus, polling through the shared walks. */
@@ -163,7 +169,10 @@ export class InstanceReads {
     const number = ++this.walksStarted;
     const walk = walkList(this.api);
     const settled = walk.then(
-      (w) => this.offerToWaiters(number, w),
+      (w) => {
+        for (const uuid of w.instances.keys()) this.listed.add(uuid);
+        return this.offerToWaiters(number, w);
+      },
       (err: unknown) => this.failWaiters(number, err),
     );
     this.inFlight = settled;

@@ -208,7 +208,7 @@ function matchesSpec(cloud: CloudInstance, inputs: InstanceInputs): boolean {
   );
 }
 
-/** Instances this provider process created or adopted after a lost answer: never "new" to a later create. */
+/** Instances this provider process created, or found new after a lost answer: never "new" to a later create. */
 const createdHere = new Set<string>();
 
 /**
@@ -216,15 +216,17 @@ const createdHere = new Set<string>();
  * key, field-notes.md), so the instances listed before are compared with those listed after and the one
  * new instance of this spec is adopted. Creates run one at a time in the provider process (not only per
  * spec: instance records do not show the pod, so two pod specs on one GPU would look alike); only the
- * create call is serialised, the waits that follow run in parallel. Creates arriving together share the
- * listing taken before them (one walk, not one per create); what this process created since is added
- * to it, so only an instance made outside this process in that time could be mistaken for ours.
+ * create call is serialised, the waits that follow run in parallel. "Before" is every instance a finished
+ * list walk of this process showed (creates arriving together share one walk, and status polls keep
+ * adding to it) plus every instance this process created, so only an instance made outside this process
+ * since the last walk could be mistaken for ours.
  */
 async function createOnce(ctx: Ctx, inputs: InstanceInputs): Promise<CloudInstance> {
-  const { api } = ctx;
-  const listed = await ctx.reads.listedUuids();
+  const { api, reads } = ctx;
+  await reads.freshListing();
   return serialised("instance create", async () => {
-    const before = new Set([...listed, ...createdHere]);
+    // A copy taken now: a walk that finishes while the call is out may already list the new instance.
+    const before = new Set([...reads.everListed, ...createdHere]);
     try {
       const created = inputs.imageUuid
         ? await api.instances.createByImage({
@@ -246,10 +248,8 @@ async function createOnce(ctx: Ctx, inputs: InstanceInputs): Promise<CloudInstan
       for await (const i of api.instances.listAll()) {
         if (!before.has(i.instance_uuid) && matchesSpec(i, inputs)) fresh.push(i);
       }
-      if (fresh.length === 1) {
-        createdHere.add(fresh[0].instance_uuid);
-        return fresh[0];
-      }
+      for (const i of fresh) createdHere.add(i.instance_uuid);
+      if (fresh.length === 1) return fresh[0];
       throw new Error(
         fresh.length === 0
           ? `Could not create instance: the answer to the create call was lost and no new instance is listed, so none was created. Run the update again. (${err.message})`
