@@ -116,6 +116,22 @@ describe("coalesced instance reads against the emulator", () => {
     expect(counted["GET /instance/list"]).toBeLessThanOrEqual(Math.ceil(elapsed / 20) + 1);
   });
 
+  it("fails every wait that shared a failed poll walk, and later waits poll afresh", async () => {
+    const uuids = await create(3);
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });
+    const reads = new InstanceReads(api);
+    const options = { timeoutMs: 20_000, pollIntervalMs: 10 };
+    const results = await Promise.allSettled(uuids.map((u) => reads.waitForStatus(u, [2], options)));
+    expect(results.map((r) => r.status === "rejected" && r.reason instanceof ServerError)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    await expect(advancing(reads.waitForStatus(uuids[0], [2], options))).resolves.toMatchObject({
+      status: 2,
+    });
+  });
+
   it("fails a wait for running with NotFoundError when the instance is destroyed meanwhile", async () => {
     const [uuid] = await create(1);
     const reads = new InstanceReads(api);
