@@ -1,4 +1,5 @@
 /** The table on stdout and the targets of the performance issue, read from the records. */
+import { REQUEST_LOG_CAP } from "./cloud";
 import type { EmulatorThroughput, SerializedProviderFigure } from "./figures";
 import type { RunRecord } from "./scenarios";
 
@@ -90,6 +91,7 @@ export function table(records: RunRecord[]): string {
     "calls vs base",
     "time vs base",
   ];
+  const atLeast = (r: RunRecord) => (r.apiCalls >= REQUEST_LOG_CAP ? "≥" : "");
   const rows = records.map((r) => {
     const base = find(records, r.scenario, r.n, r.rateLimit, "baseline");
     const compare = r.subject === "gpucloud" && base && !r.error;
@@ -98,10 +100,10 @@ export function table(records: RunRecord[]): string {
       r.error ? `${r.subject} (FAILED)` : r.subject,
       String(r.n),
       r.rateLimit === 0 ? "off" : `${r.rateLimit}/s`,
-      String(r.apiCalls),
-      String(r.http429),
+      `${atLeast(r)}${r.apiCalls}`,
+      `${atLeast(r)}${r.http429}`,
       String(r.wallMs),
-      compare ? `${ratio(base.apiCalls, r.apiCalls)} fewer` : "",
+      compare ? `${atLeast(base)}${ratio(base.apiCalls, r.apiCalls)} fewer` : "",
       compare ? `${ratio(base.wallMs, r.wallMs)} faster` : "",
     ];
   });
@@ -113,8 +115,13 @@ export function table(records: RunRecord[]): string {
   ];
   const failures = records
     .filter((r) => r.error)
-    .map((r) => `FAILED ${r.scenario} ${r.subject} N=${r.n}: ${r.error}`);
-  return [...lines, ...failures].join("\n");
+    .map((r) => `FAILED ${r.scenario} ${r.subject} N=${r.n} rate limit ${r.rateLimit}: ${r.error}`);
+  const capped = records.some((r) => atLeast(r))
+    ? [
+        `≥: the emulator's request log keeps the last ${REQUEST_LOG_CAP} requests, so these counts are lower bounds`,
+      ]
+    : [];
+  return [...lines, ...failures, ...capped].join("\n");
 }
 
 export function summaryText(summary: Summary, results: TargetResult[]): string {
