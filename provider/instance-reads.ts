@@ -13,6 +13,11 @@ import { instanceStatusName, NotFoundError, TimeoutError, type GpuCloudClient, t
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
+/**
+ * Polls take at most this share of the time: a walk slowed by 429 pacing or a slow API makes the next
+ * one wait longer, leaving the request budget to the writes that polls wait for.
+ */
+export const POLL_SHARE = 0.25;
 /** The largest page the emulator serves; api-v2.md does not show the live service's maximum. */
 export const LIST_PAGE_SIZE = 100;
 
@@ -61,6 +66,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class InstanceReads {
   private walksStarted = 0;
   private lastWalkEndedAt = -Infinity;
+  private lastWalkMs = 0;
   private inFlight: Promise<unknown> | undefined;
   private queued: Promise<Walk> | undefined;
   private readonly waiters = new Set<Waiter>();
@@ -167,6 +173,7 @@ export class InstanceReads {
   private startWalk(): Promise<Walk> {
     this.queued = undefined;
     const number = ++this.walksStarted;
+    const startedAt = Date.now();
     const walk = walkList(this.api);
     const settled = walk.then(
       (w) => {
@@ -178,6 +185,7 @@ export class InstanceReads {
     this.inFlight = settled;
     void settled.then(() => {
       this.lastWalkEndedAt = Date.now();
+      this.lastWalkMs = this.lastWalkEndedAt - startedAt;
       if (this.inFlight === settled) this.inFlight = undefined;
       this.schedulePoll();
     });
@@ -213,13 +221,14 @@ export class InstanceReads {
 
   /**
    * One walk per poll interval while anything waits, counted from the end of the last walk (as
-   * client.instances.waitForStatus sleeps after each poll), so walks slowed by 429s also come less often.
-   * Walks started by reads count too.
+   * client.instances.waitForStatus sleeps after each poll), and later still when walks are slow (see
+   * POLL_SHARE). Walks started by reads count too.
    */
   private schedulePoll(): void {
     if (this.pollTimer || this.waiters.size === 0) return;
     const interval = Math.min(...[...this.waiters].map((w) => w.pollIntervalMs));
-    const dueIn = Math.max(0, this.lastWalkEndedAt + interval - Date.now());
+    const pause = Math.max(interval, this.lastWalkMs * (1 / POLL_SHARE - 1));
+    const dueIn = Math.max(0, this.lastWalkEndedAt + pause - Date.now());
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
       if (this.waiters.size > 0 && !this.queued) this.nextWalk().catch(noop);
