@@ -62,7 +62,8 @@ export function checkInputs<S extends z.ZodObject>(
     }
   }
   for (const field of Object.keys(news)) {
-    if (field !== PROVIDER_KEY && !(field in shape)) {
+    // Own keys only: `in` would take a stray `toString` or `constructor` for an input of every resource.
+    if (field !== PROVIDER_KEY && !Object.hasOwn(shape, field)) {
       failures.push({
         property: field,
         reason: `${field} is not an input of this resource (allowed: ${Object.keys(shape).join(", ")})`,

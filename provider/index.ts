@@ -3,3 +3,4 @@ export { Instance, InstanceInputsSchema, type InstanceArgs, type ServiceOutput }
 export { IdleClosePolicy, IdleClosePolicyInputsSchema, type IdleClosePolicyArgs } from "./idleClosePolicy";
 export { PersonalImage, PersonalImageInputsSchema, type PersonalImageArgs } from "./personalImage";
 export * from "./datasources";
+export { findOrphans, formatReport, type Orphan, type OrphanReport, type StackExport } from "./orphans";

@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   GPU_NUMS,
   instanceStatusName,
+  isTransientError,
   NotFoundError,
   OutcomeUnknownError,
   TimeoutError,
@@ -260,19 +261,34 @@ async function createOnce(ctx: Ctx, inputs: InstanceInputs): Promise<CloudInstan
   });
 }
 
+/**
+ * Destroys the instance a failed create made, going on through transient failures until `timeoutMs`:
+ * the create failed, often because the cloud was unreachable, and giving up at once would leave a paid
+ * instance the state never learns of (DESIGN §3).
+ */
 async function destroyAfterFailure(
-  api: GpuCloudClient,
+  ctx: Ctx,
   instanceUuid: string,
   cause: unknown,
+  timeoutMs: number,
 ): Promise<never> {
   const why = cause instanceof Error ? cause.message : String(cause);
-  try {
-    await api.instances.destroy(instanceUuid);
-  } catch (destroyErr) {
-    throw new Error(
-      `Could not create instance: ${why} Destroying the half-created instance ${instanceUuid} also failed ` +
-        `(${destroyErr instanceof Error ? destroyErr.message : String(destroyErr)}): destroy it in the console so it does not bill.`,
-    );
+  const deadline = Date.now() + timeoutMs;
+  let pause = ctx.pollIntervalMs;
+  for (;;) {
+    try {
+      await ctx.api.instances.destroy(instanceUuid);
+      break;
+    } catch (destroyErr) {
+      if (!isTransientError(destroyErr) || Date.now() + pause > deadline) {
+        throw new Error(
+          `Could not create instance: ${why} Destroying the half-created instance ${instanceUuid} also failed ` +
+            `(${destroyErr instanceof Error ? destroyErr.message : String(destroyErr)}): destroy it in the console so it does not bill.`,
+        );
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(5000, Math.ceil(pause * 1.5));
   }
   throw new Error(
     `Could not create instance: ${why} The instance ${instanceUuid} was destroyed so nothing is left billing.`,
@@ -358,7 +374,7 @@ async function create(inputs: InstanceInputs): Promise<pulumi.dynamic.CreateResu
     const cloud = await converge(ctx, instanceUuid, { title: undefined }, inputs, created);
     return { id: instanceUuid, outs: outputs(inputs, cloud) };
   } catch (err) {
-    return destroyAfterFailure(ctx.api, instanceUuid, err);
+    return destroyAfterFailure(ctx, instanceUuid, err, inputs.waitTimeoutSeconds * 1000);
   }
 }
 

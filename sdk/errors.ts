@@ -78,6 +78,19 @@ export class TimeoutError extends GpuCloudError {
   }
 }
 
+/**
+ * The service was briefly unreachable, overloaded or slow: trying the same thing again later may well
+ * succeed. Long waits and cleanups keep going through these until their own deadline.
+ */
+export function isTransientError(err: unknown): err is GpuCloudError {
+  return (
+    err instanceof ConnectionError ||
+    err instanceof ServerError ||
+    err instanceof RateLimitError ||
+    err instanceof TimeoutError
+  );
+}
+
 export interface InputIssue {
   field: string;
   reason: string;

@@ -139,6 +139,56 @@ export class PacingGate {
   }
 }
 
+/**
+ * At most `size` attempts in flight, the size of the connection pool. A call passes the pacing gate only
+ * once it holds a slot, so it goes on the wire at once: nothing that passed the gate before a 429 can
+ * wait inside the pool and be sent inside the Retry-After window.
+ */
+export class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  /** Resolves with the function that gives the slot back (to the longest waiter first). */
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
+    if (this.free > 0) {
+      this.free -= 1;
+      return this.releaser();
+    }
+    await new Promise<void>((resolve, reject) => {
+      const grant = (): void => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.waiting.splice(this.waiting.indexOf(grant), 1);
+        reject(signal?.reason);
+      };
+      this.waiting.push(grant);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    return this.releaser();
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
+    };
+  }
+}
+
+/** Connections per client; also the number of attempts in flight (see Slots). */
+const CONNECTIONS = 32;
+
 const NOT_SENT_CODES = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
@@ -181,6 +231,7 @@ export class Transport {
   private readonly agent: Agent;
   private readonly origin: string;
   private readonly gate = new PacingGate();
+  private readonly slots = new Slots(CONNECTIONS);
   private readonly options: Omit<TransportOptions, "apiKey">;
   /** Non-enumerable, so util.inspect, console.log and JSON.stringify of a client never show it. */
   declare private readonly secret: string | undefined;
@@ -189,20 +240,30 @@ export class Transport {
     this.options = options;
     Object.defineProperty(this, "secret", { value: apiKey, enumerable: false });
     this.origin = options.baseUrl.replace(/\/+$/, "") + API_PREFIX;
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 32 });
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: CONNECTIONS });
   }
 
   async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.infer<S>> {
     const relPath = buildPath(spec.path, spec.query);
     const maxRetries = spec.maxRetries ?? this.options.maxRetries;
     for (let attempt = 1; ; attempt++) {
-      await this.gate.wait(spec.signal);
-      const sentAt = Date.now();
-      const started = performance.now();
-      const outcome = await this.attempt(spec, relPath);
-      const durationMs = Math.round(performance.now() - started);
+      const release = await this.slots.acquire(spec.signal);
+      let outcome: AttemptOutcome;
+      let durationMs: number;
+      try {
+        await this.gate.wait(spec.signal);
+        const sentAt = Date.now();
+        const started = performance.now();
+        outcome = await this.attempt(spec, relPath);
+        durationMs = Math.round(performance.now() - started);
+        // The gate learns of a 429 before the slot is given back, so the next sender already waits.
+        if (outcome.ok) this.gate.succeeded();
+        else if (outcome.failure.kind === "status" && outcome.failure.status === 429)
+          this.gate.rateLimited(outcome.failure.retryAfterMs, sentAt);
+      } finally {
+        release();
+      }
       if (outcome.ok) {
-        this.gate.succeeded();
         this.emit({
           method: spec.method,
           path: relPath,
@@ -223,8 +284,6 @@ export class Transport {
         retries: attempt - 1,
         error: error.message,
       });
-      if (failure.kind === "status" && failure.status === 429)
-        this.gate.rateLimited(failure.retryAfterMs, sentAt);
       const decision = decide(spec.safety, failure, attempt, maxRetries, this.options.backoff);
       if (decision.action === "fail") throw error;
       if (decision.action === "outcome_unknown")

@@ -2,7 +2,7 @@
  * Polling until a condition holds. api-v2.md recommends polling every 2 to 5 seconds with backoff;
  * the interval is configurable so tests and a fast emulator clock can poll quickly.
  */
-import { TimeoutError } from "./errors";
+import { isTransientError, TimeoutError } from "./errors";
 import { sleep } from "./transport";
 
 export interface WaitOptions {
@@ -37,14 +37,23 @@ export async function pollUntil<T>(spec: PollSpec<T>, options: WaitOptions = {})
   const maxInterval = Math.max(firstInterval, options.maxPollIntervalMs ?? 5000);
   const deadline = Date.now() + timeoutMs;
   let interval = firstInterval;
-  let lastSeen = "nothing yet";
+  let lastState = "nothing yet";
+  let lastFailure: string | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
-    const value = await spec.poll(options.signal);
-    lastSeen = spec.describeState(value);
-    if (spec.isDone(value)) return value;
+    try {
+      const value = await spec.poll(options.signal);
+      lastState = spec.describeState(value);
+      lastFailure = undefined;
+      if (spec.isDone(value)) return value;
+    } catch (err) {
+      // A wait outlives a bad minute of network: only its own deadline ends it (see isTransientError).
+      if (!isTransientError(err)) throw err;
+      lastFailure = err.message;
+    }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
+      const lastSeen = lastFailure ? `${lastState}, then a poll failed (${lastFailure})` : lastState;
       throw new TimeoutError({
         action: spec.action,
         method: spec.method,

@@ -45,6 +45,15 @@ describe("one catalogue fetch per run", () => {
     expect(await requests(emu, "/gpu/list")).toHaveLength(1);
   });
 
+  it("does not serve the GPU list fetched with one key to a request with a bad key", async () => {
+    const opts = connectionFor(emu);
+    await getGpus({}, opts);
+    await expect(getGpu({ name: "4090D" }, { ...opts, apiKey: "not-a-key" })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
+    expect(await requests(emu, "/gpu/list")).toHaveLength(2);
+  });
+
   it("walks the pod catalogue once for every getPod and the unfiltered getPods", async () => {
     const opts = { ...connectionFor(emu), pageSize: 2 };
     const [{ pods }] = await Promise.all([

@@ -1,0 +1,215 @@
+/**
+ * Runs a real Pulumi program under `pulumi.runtime.setMocks`, handing every resource registration to the
+ * engine (which forwards it to the dynamic-provider server) and returning the program's stack outputs.
+ *
+ * The program is a module exporting a function (`export = async () => ({ ...outputs })`), the form the
+ * Pulumi CLI runs too (cmd/run calls an exported function and uses its result as the stack outputs);
+ * a function can run once per operation in one process, where module-level code would run only once.
+ * The program and the engine must share one `@pulumi/pulumi`, so it is resolved from the program's folder.
+ */
+import { createRequire } from "node:module";
+import type * as PulumiModule from "@pulumi/pulumi";
+import type * as ResourceProto from "@pulumi/pulumi/proto/resource_pb";
+import { isSecret, UNKNOWN, type Props, type WrappedSecret } from "./server";
+
+type Pulumi = typeof PulumiModule;
+export type ProgramFunction = () => unknown;
+
+/** One resource as the program registered it. */
+export interface Registration {
+  urn: string;
+  type: string;
+  name: string;
+  /** False for component resources, which have no provider. */
+  custom: boolean;
+  /** Inputs in wire form: secrets wrapped, preview unknowns as the UNKNOWN sentinel, `__provider` included. */
+  inputs: Props;
+  /** URNs of the resources whose outputs (or `dependsOn`) this one waits on. */
+  dependencies: string[];
+  additionalSecretOutputs: string[];
+}
+
+/** The engine's answer to a registration: outputs in wire form (secrets wrapped, UNKNOWN for unknowns). */
+export interface Resolution {
+  /** Absent while a preview cannot know it yet. */
+  id?: string;
+  outputs: Props;
+}
+
+export interface ProgramRunOptions {
+  project: string;
+  stack: string;
+  preview: boolean;
+  /** Stack config, fully qualified keys; secrets wrapped with `secret()`. */
+  config: Props;
+  register(registration: Registration): Promise<Resolution>;
+}
+
+export interface ProgramRun {
+  /** Stack outputs in wire form. */
+  outputs: Props;
+  /** Every failure: of a registration, or of the program itself. */
+  errors: Error[];
+}
+
+interface RegisterHook {
+  registerResource(req: ResourceProto.RegisterResourceRequest, callback: (...args: unknown[]) => void): void;
+}
+
+interface RuntimeInternals {
+  /** Settles once every resource registration and output the program started has finished. */
+  waitForRPCs(): Promise<void>;
+}
+
+export class Program {
+  private constructor(
+    private readonly main: ProgramFunction,
+    private readonly pulumi: Pulumi,
+  ) {}
+
+  static load(file: string): Program {
+    const load = createRequire(file);
+    const exported = load(file) as unknown;
+    const main =
+      typeof exported === "function"
+        ? exported
+        : typeof (exported as { default?: unknown })?.default === "function"
+          ? (exported as { default: ProgramFunction }).default
+          : undefined;
+    if (!main) {
+      throw new Error(
+        `The program ${file} exports no function. Write it as \`export = async () => { ...; return outputs; }\` ` +
+          "so that each operation can run it again.",
+      );
+    }
+    return new Program(main as ProgramFunction, load("@pulumi/pulumi") as Pulumi);
+  }
+
+  async run(options: ProgramRunOptions): Promise<ProgramRun> {
+    const { pulumi } = this;
+    const errors: Error[] = [];
+    const inFlight = new Set<Promise<Resolution>>();
+    let stop: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    pulumi.runtime.setAllConfig(stringConfig(options.config), secretKeys(options.config));
+    const registrations = new Map<string, Pick<Registration, "dependencies" | "additionalSecretOutputs">>();
+    await pulumi.runtime.setMocks(
+      {
+        newResource: async (args) => {
+          // After a failure nothing new starts, as the Pulumi engine stops issuing steps.
+          if (errors.length > 0) throw monitorTerminating();
+          const urn = urnOf(options, args.type, args.name);
+          const extra = registrations.get(urn) ?? { dependencies: [], additionalSecretOutputs: [] };
+          const work = options.register({
+            urn,
+            type: args.type,
+            name: args.name,
+            custom: args.custom ?? true,
+            inputs: this.toWire(args.inputs) as Props,
+            ...extra,
+          });
+          inFlight.add(work);
+          try {
+            const resolution = await work;
+            return { id: resolution.id, state: resolution.outputs };
+          } catch (err) {
+            errors.push(err instanceof Error ? err : new Error(String(err)));
+            stop();
+            throw monitorTerminating();
+          } finally {
+            inFlight.delete(work);
+          }
+        },
+        call: (args) => {
+          throw new Error(`The engine runs no provider functions: ${args.token} was invoked.`);
+        },
+      },
+      options.project,
+      options.stack,
+      options.preview,
+    );
+    this.recordRegistrationDetails(registrations, options);
+    // An error thrown inside an apply that nothing awaits surfaces only as an unhandled rejection; the
+    // Pulumi CLI's language host fails the deployment on those too (cmd/run/run.js).
+    const stray: Error[] = [];
+    const strayRejection = (reason: unknown) =>
+      stray.push(reason instanceof Error ? reason : new Error(String(reason)));
+    process.on("unhandledRejection", strayRejection);
+    let outputs: Props = {};
+    try {
+      const completed = (async () => {
+        const result = (await this.main()) ?? {};
+        outputs = (await pulumi.runtime.serializeProperties("outputs", result as Props)) as Props;
+        await (pulumi.runtime as unknown as RuntimeInternals).waitForRPCs();
+      })();
+      // After a failed registration the outputs that depend on it never settle: stop waiting for them.
+      await Promise.race([completed.catch((err: unknown) => strayRejection(err)), stopped]);
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("unhandledRejection", strayRejection);
+    }
+    return { outputs, errors: [...errors, ...stray] };
+  }
+
+  /**
+   * setMocks hands newResource only type, name and inputs; the dependencies and additionalSecretOutputs
+   * are on the request, so the mock monitor's registerResource is wrapped to read them first (the mock
+   * calls newResource synchronously from there, @pulumi/pulumi runtime/mocks.js).
+   */
+  private recordRegistrationDetails(
+    registrations: Map<string, Pick<Registration, "dependencies" | "additionalSecretOutputs">>,
+    options: ProgramRunOptions,
+  ): void {
+    const monitor = this.pulumi.runtime.getMonitor() as unknown as RegisterHook;
+    const original = monitor.registerResource.bind(monitor);
+    monitor.registerResource = (req, callback) => {
+      registrations.set(urnOf(options, req.getType(), req.getName()), {
+        dependencies: req.getDependenciesList(),
+        additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+      });
+      original(req, callback);
+    };
+  }
+
+  /** Inputs as the mock deserialized them, back to wire form: unknowns become the engine's sentinel. */
+  private toWire(value: unknown): unknown {
+    if (this.pulumi.isUnknown(value)) return UNKNOWN;
+    if (isSecret(value)) return { ...value, value: this.toWire(value.value) } as WrappedSecret;
+    if (Array.isArray(value)) return value.map((v) => this.toWire(v));
+    if (typeof value === "object" && value !== null) {
+      const out: Props = {};
+      for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = this.toWire(v);
+      return out;
+    }
+    return value;
+  }
+}
+
+/**
+ * What a registration answers after a failure: the engine reports the failure itself, and the program is
+ * told what the Pulumi CLI's engine tells it when it stops a deployment, that the monitor is going away
+ * (gRPC UNAVAILABLE). The SDK then stops registering and raises no unhandled rejections for it
+ * (runtime/resource.js, errors.js isGrpcError).
+ */
+function monitorTerminating(): Error {
+  return Object.assign(new Error("the deployment stopped"), { code: 14 });
+}
+
+/** The URN the mock monitor gives a resource without a parent (runtime/mocks.js newUrn). */
+function urnOf(options: { project: string; stack: string }, type: string, name: string): string {
+  return `urn:pulumi:${options.stack}::${options.project}::${type}::${name}`;
+}
+
+function stringConfig(config: Props): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, raw] of Object.entries(config)) {
+    const value = isSecret(raw) ? raw.value : raw;
+    out[key] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return out;
+}
+
+function secretKeys(config: Props): string[] {
+  return Object.keys(config).filter((k) => isSecret(config[k]));
+}

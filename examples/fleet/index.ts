@@ -1,0 +1,78 @@
+/**
+ * A GPU fleet from stack config: `count` instances of one pod on one GPU model, each titled and watched
+ * by an idle-close policy. Stack outputs: the service URLs, the SSH endpoints (secret) and the fleet's
+ * estimated hourly price.
+ *
+ *   pulumi config set fleet:count 3
+ *   pulumi config set fleet:gpuModel 4090D
+ *   pulumi up
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as gpucloud from "pulumi-gpucloud";
+
+interface SshEndpoint {
+  command: string;
+  password: string;
+}
+
+// An exported function is the program: the Pulumi CLI calls it and its result becomes the stack outputs.
+export = async () => {
+  const config = new pulumi.Config("fleet");
+  const name = config.get("name") ?? "fleet";
+  const count = config.getNumber("count", { min: 1, max: 20 }) ?? 2;
+  const gpuModel = config.get("gpuModel") ?? "4090D";
+  const gpuCount = config.getNumber("gpuCount") ?? 1;
+  const podTitle = config.get("podTitle") ?? "ComfyUI";
+  // Absent: the pod's latest tag when each instance is created (pinning it would replace the fleet on a new tag).
+  const podTag = config.get("podTag");
+  const idleMinutes = config.getNumber("idleMinutes") ?? 30;
+
+  const gpu = await gpucloud.getGpu({ name: gpuModel });
+  const pod = await gpucloud.getPod({ title: podTitle, tag: podTag });
+
+  const instances = Array.from({ length: count }, (_, index) => {
+    const title = `${name}-${index}`;
+    const instance = new gpucloud.Instance(title, {
+      podUuid: pod.podUuid,
+      podTag,
+      gpuUuid: gpu.gpuUuid,
+      gpuNums: gpuCount,
+      title,
+    });
+    new gpucloud.IdleClosePolicy(`${title}-idle`, {
+      instanceUuid: instance.instanceUuid,
+      idlePeriodMinutes: idleMinutes,
+    });
+    return { title, instance };
+  });
+
+  // One output keyed by instance title, from one output of each instance.
+  const byTitle = <T>(pick: (i: gpucloud.Instance) => pulumi.Output<T>) =>
+    pulumi
+      .all(instances.map(({ title, instance }) => pick(instance).apply((value) => [title, value] as const)))
+      .apply((entries) => Object.fromEntries(entries));
+
+  const perInstance = gpucloud.estimateHourlyPrice({ pod, gpu, gpuNums: gpuCount });
+  return {
+    serviceUrls: byTitle((i) => i.serverUrls),
+    sshEndpoints: pulumi.secret(
+      byTitle((i) =>
+        pulumi.all([i.services, i.sshPasswords]).apply(([services, passwords]) =>
+          services
+            .filter((s) => s.ssh !== null)
+            .map((s): SshEndpoint => ({
+              command: `ssh -p ${s.ssh!.port} ${s.ssh!.username}@${s.ssh!.host}`,
+              password: passwords[s.title ?? ""] ?? "",
+            })),
+        ),
+      ),
+    ),
+    hourlyPrice: {
+      // Multiplying decimals leaves float noise (0.1 * 3): round to the fen.
+      fleet: Math.round(perInstance.amount * count * 100) / 100,
+      perInstance: perInstance.amount,
+      currency: perInstance.currency,
+      basis: `${count} x (${perInstance.basis})`,
+    },
+  };
+};

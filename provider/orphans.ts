@@ -1,0 +1,172 @@
+/**
+ * Orphan finder: the cloud's instances that no stack knows. A provider killed during a create leaves
+ * Pulumi with a pending "creating" operation and no id, while the instance may exist and bill; this
+ * compares the cloud's instance list with `pulumi stack export` output and names every instance no
+ * Instance resource holds, flagging those a pending create probably made. Pure logic: no I/O here.
+ */
+import type { Instance as CloudInstance } from "../sdk";
+
+export const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
+
+/** The part of `pulumi stack export` (version 3) this reads; every other field is ignored. */
+export interface StackResource {
+  urn?: string;
+  type?: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+export interface StackExport {
+  deployment?: {
+    resources?: StackResource[] | null;
+    pending_operations?: { resource?: StackResource; type?: string }[] | null;
+  };
+}
+
+export interface PendingCreate {
+  urn: string;
+  stack: string;
+  inputs: Record<string, unknown>;
+}
+
+export interface Orphan {
+  instanceUuid: string;
+  status: number;
+  title: string;
+  gpuName: string;
+  gpuNums: number | null;
+  createTime: number | null;
+  /** URNs of pending Instance creates whose inputs this instance matches: it is probably theirs. */
+  pendingCreates: string[];
+}
+
+export interface OrphanReport {
+  /** Instances the cloud lists. */
+  cloud: number;
+  /** Instance ids the exports hold. */
+  known: number;
+  pendingCreates: PendingCreate[];
+  orphans: Orphan[];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** `urn:pulumi:STACK::PROJECT::TYPE::NAME` → STACK. */
+function stackOf(urn: string): string {
+  return /^urn:pulumi:([^:]+)::/.exec(urn)?.[1] ?? "";
+}
+
+/** Every way a stack holds an instance: the resource id, its instanceUuid output, an adopted uuid. */
+function instanceIdsOf(resource: StackResource): string[] {
+  return [resource.id, resource.outputs?.instanceUuid, resource.inputs?.adoptInstanceUuid].flatMap((v) => {
+    const id = text(v);
+    return id ? [id] : [];
+  });
+}
+
+/** Throws with what is wrong when `value` is not a stack export (the first thing a user gets wrong). */
+export function asStackExport(value: unknown, source: string): StackExport {
+  const deployment = (value as StackExport | null)?.deployment;
+  if (typeof deployment !== "object" || deployment === null || Array.isArray(deployment)) {
+    throw new Error(
+      `${source} is not the output of \`pulumi stack export\`: it has no "deployment" object. ` +
+        "Run `pulumi stack export --file stack.json` in the stack's project and pass that file.",
+    );
+  }
+  return value as StackExport;
+}
+
+export function knownInstanceIds(stacks: StackExport[]): Set<string> {
+  const ids = new Set<string>();
+  for (const e of stacks) {
+    const resources = [
+      ...(e.deployment?.resources ?? []),
+      ...(e.deployment?.pending_operations ?? []).flatMap((op) => (op.resource ? [op.resource] : [])),
+    ];
+    for (const resource of resources) {
+      if (resource.type === INSTANCE_TYPE) instanceIdsOf(resource).forEach((id) => ids.add(id));
+    }
+  }
+  return ids;
+}
+
+export function pendingCreates(stacks: StackExport[]): PendingCreate[] {
+  return stacks.flatMap((e) =>
+    (e.deployment?.pending_operations ?? []).flatMap((op) =>
+      op.type === "creating" && op.resource?.type === INSTANCE_TYPE && op.resource.urn
+        ? [{ urn: op.resource.urn, stack: stackOf(op.resource.urn), inputs: op.resource.inputs ?? {} }]
+        : [],
+    ),
+  );
+}
+
+/**
+ * Whether `instance` could be what this pending create made: same GPU model and count, same image when
+ * created from one, and the program's title once the provider got as far as setting it.
+ */
+function couldBeFrom(instance: CloudInstance, pending: PendingCreate): boolean {
+  const { gpuUuid, gpuNums, imageUuid, title } = pending.inputs;
+  const same = (cloudValue: unknown, wanted: unknown) =>
+    wanted === undefined || cloudValue === undefined || cloudValue === wanted;
+  return (
+    same(instance.gpu_uuid, gpuUuid) &&
+    same(instance.gpu_nums, gpuNums) &&
+    same(instance.image_uuid, imageUuid) &&
+    (!instance.title || same(instance.title, title))
+  );
+}
+
+export function findOrphans(cloud: CloudInstance[], stacks: StackExport[]): OrphanReport {
+  const known = knownInstanceIds(stacks);
+  const pending = pendingCreates(stacks);
+  const orphans = cloud
+    .filter((i) => !known.has(i.instance_uuid))
+    .map((i) => ({
+      instanceUuid: i.instance_uuid,
+      status: i.status,
+      title: i.title ?? "",
+      gpuName: i.gpu_name ?? "",
+      gpuNums: i.gpu_nums ?? null,
+      createTime: i.create_time ?? null,
+      pendingCreates: pending.filter((p) => couldBeFrom(i, p)).map((p) => p.urn),
+    }))
+    .sort(
+      (a, b) => (a.createTime ?? 0) - (b.createTime ?? 0) || a.instanceUuid.localeCompare(b.instanceUuid),
+    );
+  return { cloud: cloud.length, known: known.size, pendingCreates: pending, orphans };
+}
+
+/** A plain-text table of the orphans and what to do with each. */
+export function formatReport(report: OrphanReport): string {
+  if (report.orphans.length === 0) {
+    return `No orphaned instances: every one of the ${report.cloud} instances in the cloud is held by a stack.\n`;
+  }
+  const rows = report.orphans.map((o) => [
+    o.instanceUuid,
+    String(o.status),
+    `${o.gpuNums ?? "?"} x ${o.gpuName || "?"}`,
+    o.title || "-",
+    o.createTime === null ? "-" : new Date(o.createTime * 1000).toISOString(),
+    o.pendingCreates.length > 0 ? `pending create of ${o.pendingCreates.join(", ")}` : "no stack knows it",
+  ]);
+  const header = ["INSTANCE", "STATUS", "GPU", "TITLE", "CREATED", "NOTE"];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => cell.padEnd(widths[c]))
+      .join("  ")
+      .trimEnd();
+  return [
+    `${report.orphans.length} of the ${report.cloud} instances in the cloud are held by no stack:`,
+    line(header),
+    ...rows.map(line),
+    "",
+    "Keep one: clear the pending create (`pulumi refresh --clear-pending-creates`), then set",
+    "adoptInstanceUuid to its uuid on that Instance resource and run `pulumi up`.",
+    "Drop one: destroy it in the console or with client.instances.destroy(uuid); it bills until then.",
+    "",
+  ].join("\n");
+}

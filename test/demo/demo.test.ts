@@ -1,0 +1,74 @@
+import { isSecret } from "../../engine";
+import { DemoError, expectPlan, runDemo, type DemoReport } from "../../demo/run";
+
+function summary(report: DemoReport, step: keyof Omit<DemoReport, "durationMs">) {
+  return Object.fromEntries(
+    report[step].steps.map((s) => [s.name, [s.op, ...s.changes.map((c) => c.name)].join(" ")]),
+  );
+}
+
+describe("npm run demo", () => {
+  let report: DemoReport;
+  let printed = "";
+
+  beforeAll(async () => {
+    report = await runDemo({ write: (text) => (printed += text), tty: false });
+  });
+
+  it("previews and creates three instances, each with its idle policy", () => {
+    const creates = {
+      "fleet-0": "create",
+      "fleet-1": "create",
+      "fleet-2": "create",
+      "fleet-0-idle": "create",
+      "fleet-1-idle": "create",
+      "fleet-2-idle": "create",
+    };
+    expect(summary(report, "preview")).toEqual(creates);
+    expect(summary(report, "up")).toEqual(creates);
+  });
+
+  it("finds exactly the two drifts on refresh: a title and an instance its idle policy shut down", () => {
+    expect(summary(report, "refresh")).toEqual({
+      "fleet-0": "update title",
+      "fleet-1": "update running status statusName",
+      "fleet-2": "same",
+      "fleet-0-idle": "same",
+      "fleet-1-idle": "same",
+      "fleet-2-idle": "same",
+    });
+  });
+
+  it("repairs both in place and destroys everything", () => {
+    expect(summary(report, "repair")).toEqual({
+      "fleet-0": "update title",
+      "fleet-1": "update running",
+      "fleet-2": "same",
+      "fleet-0-idle": "same",
+      "fleet-1-idle": "same",
+      "fleet-2-idle": "same",
+    });
+    expect(Object.values(summary(report, "destroy"))).toEqual(Array(6).fill("delete"));
+  });
+
+  it("prints the plans with the SSH endpoints masked, and a one-line summary", () => {
+    expect(isSecret(report.up.outputs.sshEndpoints)).toBe(true);
+    expect(printed).toContain("sshEndpoints: [secret]");
+    expect(printed).toContain(' ~ title: "fleet-0" => "renamed-by-hand"');
+    expect(printed).toContain("~ running: true => false");
+    expect(printed).toMatch(
+      /Demo passed: 6 resources created, 2 drifts found and repaired, 6 resources destroyed, in \d+\.\ds\./,
+    );
+    const passwords = JSON.stringify(report.up.outputs.sshEndpoints).match(/"password":"([^"]+)"/g) ?? [];
+    expect(passwords.length).toBeGreaterThan(0);
+    for (const p of passwords) expect(printed).not.toContain(p.split(":")[1]);
+  });
+
+  it("fails a step whose plan differs from the expected one, naming what differs", () => {
+    const inSync = Object.fromEntries(report.refresh.steps.map((s) => [s.name, { op: "same" as const }]));
+    expect(() => expectPlan(report.refresh, inSync)).toThrow(DemoError);
+    expect(() => expectPlan(report.refresh, inSync)).toThrow(
+      "The refresh did not go as expected: fleet-0: update instead of same; fleet-1: update instead of same.",
+    );
+  });
+});

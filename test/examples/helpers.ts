@@ -1,0 +1,64 @@
+/** Runs an example program under the engine against a fresh emulator whose clock runs fast. */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
+import { GpuCloudClient } from "pulumi-gpucloud/sdk";
+import { REPO_ROOT, secret, Stack, type Op, type OperationResult, type Props } from "../../engine";
+
+export const API_KEY = "demo-key";
+
+export interface ExampleRun {
+  stack: Stack;
+  emulator: RunningEmulator;
+  api: GpuCloudClient;
+  close(): Promise<void>;
+}
+
+/** The compiled example (`npm run build`), refusing one older than its source. */
+export function compiledExample(name: string): string {
+  const source = path.join(REPO_ROOT, "examples", name, "index.ts");
+  const compiled = path.join(REPO_ROOT, "dist", "examples", name, "index.js");
+  if (!fs.existsSync(compiled) || fs.statSync(compiled).mtimeMs < fs.statSync(source).mtimeMs) {
+    throw new Error(`${compiled} is missing or older than ${source}: run \`npm run build\` first.`);
+  }
+  return compiled;
+}
+
+/**
+ * The emulator's clock runs 60x (an instance starts in one real second) and the provider polls every
+ * 20 ms; idle policies of 30 minutes stay far away (30 real seconds).
+ */
+export async function openExample(name: string, config: Props): Promise<ExampleRun> {
+  const emulator = await startEmulator({ port: 0, timeScale: 60, apiKeys: [API_KEY] });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `gpucloud-${name}-`));
+  const api = new GpuCloudClient({ baseUrl: emulator.url, apiKey: API_KEY });
+  const stack = await Stack.open({
+    program: compiledExample(name),
+    project: `gpucloud-${name}`,
+    stack: "test",
+    config: {
+      "gpucloud:baseUrl": emulator.url,
+      "gpucloud:apiKey": secret(API_KEY),
+      "gpucloud:pollIntervalMs": "20",
+      ...config,
+    },
+    stateFile: path.join(stateDir, "state.json"),
+  });
+  return {
+    stack,
+    emulator,
+    api,
+    async close() {
+      await stack.close();
+      await api.close();
+      await emulator.close();
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `{ name: op }` for every step, for one readable assertion per operation. */
+export function plan(result: OperationResult): Record<string, Op> {
+  return Object.fromEntries(result.steps.map((s) => [s.name, s.op]));
+}

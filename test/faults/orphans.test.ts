@@ -1,0 +1,244 @@
+/**
+ * Scenario 3, the provider killed in the middle of a fleet create: Pulumi keeps a pending create and no
+ * id while the instance exists and bills. The orphan finder (provider/orphans.ts and the
+ * gpucloud-orphans CLI) must list exactly that instance, flagged as the pending create's.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { findOrphans, formatReport, type StackExport } from "pulumi-gpucloud";
+import { asStackExport } from "../../provider/orphans";
+import { REPO_ROOT, type Harness, type Props, type ResourceState } from "../harness";
+import { DEMO_KEY } from "../emulator/helpers";
+import {
+  providerConfig,
+  providerTexts,
+  seconds,
+  startFaultWorld,
+  startHarness,
+  type FaultWorld,
+} from "./world";
+
+const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
+/** How long the evaluator's create call is held at the emulator; the provider is killed meanwhile. */
+const HELD_MS = 300;
+const CLI = path.join(REPO_ROOT, "dist", "provider", "orphans-cli.js");
+
+/** One resource as `pulumi stack export` writes it; the SSH passwords as the ciphertext the engine stores. */
+function exported(h: Harness, name: string, state: ResourceState, provider: string): Props {
+  return {
+    urn: h.urn("Instance", name),
+    custom: true,
+    id: state.id,
+    type: INSTANCE_TYPE,
+    inputs: { ...state.inputs, __provider: provider },
+    outputs: {
+      ...state.outputs,
+      __provider: provider,
+      sshPasswords: {
+        "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+        ciphertext: "v1:x",
+      },
+    },
+  };
+}
+
+function stackExport(resources: Props[], pending: { urn: string; inputs: Props }[]): StackExport {
+  return {
+    deployment: {
+      resources,
+      pending_operations: pending.map((p) => ({
+        resource: { urn: p.urn, custom: true, type: INSTANCE_TYPE, inputs: p.inputs },
+        type: "creating",
+      })),
+    },
+  } as StackExport;
+}
+
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin = "",
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI, ...args], { env }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(stdin);
+  });
+}
+
+async function until(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe("a provider killed in the middle of a fleet create", () => {
+  let w: FaultWorld;
+  beforeAll(async () => (w = await startFaultWorld()));
+  afterAll(() => w.stop());
+
+  it("leaves an instance no stack knows, and gpucloud-orphans lists exactly it", async () => {
+    const started = performance.now();
+    const provider = (await providerTexts()).Instance;
+    const fleet = await startHarness(providerConfig(w.emu.url));
+    const names = ["web-0", "web-1", "web-2", "trainer", "evaluator"];
+    const inputs = await Promise.all(
+      names.map((name, i) =>
+        fleet.checked("Instance", { ...w.spec, title: name, gpuNums: [1, 1, 1, 2, 4][i] }),
+      ),
+    );
+    const done = await w.advancing(
+      Promise.all(inputs.slice(0, 3).map((news) => fleet.create("Instance", news))),
+    );
+
+    // Kill the provider once the trainer's create call was answered (it now waits, with the clock frozen,
+    // for the instance to run) while the evaluator's create call is still held by a delay, unread.
+    w.emulator.faults.add({ path: "/instance/create_by_pod", kind: "delay", count: 1, ms: 0 });
+    w.emulator.faults.add({ path: "/instance/create_by_pod", kind: "delay", count: 1, ms: HELD_MS });
+    const createCalls = () => w.emulator.log.list().filter((r) => r.path === "/instance/create_by_pod");
+    const before = createCalls().length;
+    const inFlight = inputs.slice(3).map((news) => fleet.create("Instance", news).catch((err: Error) => err));
+    await until("one create answered and the next one held", () => {
+      const calls = createCalls().slice(before);
+      return calls.length === 2 && calls[0].status === 200 && calls[1].status === null;
+    });
+    await fleet.stop();
+    const killedAt = Date.now();
+    expect((await Promise.all(inFlight)).every((r) => r instanceof Error)).toBe(true);
+    await until("the held call to end", () => Date.now() > killedAt + HELD_MS + 100);
+    expect(w.cloudInstances()).toHaveLength(4);
+
+    const stack = stackExport(
+      done.map((state, i) => exported(fleet, names[i], state, provider)),
+      names.slice(3).map((name, i) => ({ urn: fleet.urn("Instance", name), inputs: inputs[3 + i] })),
+    );
+    const orphan = w.cloudInstances().find((id) => !done.some((s) => s.id === id))!;
+
+    const cloud = [];
+    for await (const i of w.api.instances.listAll()) cloud.push(i);
+    const report = findOrphans(cloud, [stack]);
+    expect(report.orphans).toEqual([
+      expect.objectContaining({
+        instanceUuid: orphan,
+        gpuNums: 2,
+        pendingCreates: [fleet.urn("Instance", "trainer")],
+      }),
+    ]);
+    expect(formatReport(report)).toContain(orphan);
+
+    // The CLI on the same scenario: two stacks' exports as files, or one export on stdin.
+    const dir = mkdtempSync(path.join(tmpdir(), "gpucloud-orphans-"));
+    const file = path.join(dir, "stack.json");
+    writeFileSync(file, JSON.stringify({ version: 3, ...stack }));
+    const other = path.join(dir, "other.json");
+    writeFileSync(other, JSON.stringify(stackExport([], [])));
+    const env = { PATH: process.env.PATH, GPUCLOUD_BASE_URL: w.emu.url, GPUCLOUD_API_KEY: DEMO_KEY };
+    const json = await runCli(["--json", file, other], env);
+    expect(json.code).toBe(3);
+    const parsed = JSON.parse(json.stdout);
+    expect(parsed.orphans.map((o: { instanceUuid: string }) => o.instanceUuid)).toEqual([orphan]);
+    const piped = await runCli(["--json"], env, JSON.stringify(stack));
+    expect(JSON.parse(piped.stdout).orphans).toEqual(parsed.orphans);
+    const table = await runCli([file], env);
+    expect(table.stdout).toMatch(new RegExp(`${orphan}.*pending create of .*trainer`));
+    expect(table.stdout + table.stderr).not.toContain(DEMO_KEY);
+
+    // Adopting it makes the stack whole again: the finder then finds nothing and exits 0.
+    const adopted = await w.advancing(
+      w.h.create("Instance", await w.h.checked("Instance", { ...inputs[3], adoptInstanceUuid: orphan })),
+    );
+    writeFileSync(
+      file,
+      JSON.stringify(
+        stackExport(
+          [...done, adopted].map((state, i) => exported(fleet, names[i], state, provider)),
+          [],
+        ),
+      ),
+    );
+    const clean = await runCli([file], env);
+    expect({ code: clean.code, stdout: clean.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringContaining("No orphaned instances"),
+    });
+    const bad = await runCli([other, path.join(dir, "missing.json")], env);
+    expect({ code: bad.code, stderr: bad.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringContaining("Could not read"),
+    });
+
+    console.log(
+      `faults[3 provider killed mid-create]: fleet=${names.length} stored=${done.length} pending-creates=${report.pendingCreates.length} ` +
+        `cloud=${report.cloud} orphans-listed=${report.orphans.length} (flagged pending=${report.orphans[0].pendingCreates.length}) ` +
+        `cli-exit=${json.code} after-adopt-exit=${clean.code} in ${seconds(performance.now() - started)}`,
+    );
+  });
+});
+
+describe("findOrphans", () => {
+  const cloud = (uuid: string, extra: Record<string, unknown> = {}) =>
+    ({ instance_uuid: uuid, status: 2, gpu_uuid: "g", gpu_nums: 1, ...extra }) as never;
+  const resource = (id: string, extra: Props = {}) => ({
+    urn: `urn:pulumi:a::p::${INSTANCE_TYPE}::${id}`,
+    type: INSTANCE_TYPE,
+    id,
+    ...extra,
+  });
+
+  it("counts an instance held by any of several stacks, by id, instanceUuid output or adoptInstanceUuid", () => {
+    const report = findOrphans(
+      [cloud("i-1"), cloud("i-2"), cloud("i-3"), cloud("i-4")],
+      [
+        { deployment: { resources: [resource("i-1")] } },
+        {
+          deployment: {
+            resources: [
+              resource("", { outputs: { instanceUuid: "i-2" } }),
+              resource("x", { inputs: { adoptInstanceUuid: "i-3" } }),
+            ],
+          },
+        },
+      ],
+    );
+    expect(report.orphans.map((o) => o.instanceUuid)).toEqual(["i-4"]);
+  });
+
+  it("ignores other resource types and flags only the pending creates an instance could come from", () => {
+    const pending = (name: string, inputs: Props) => ({
+      type: "creating",
+      resource: { urn: `urn:pulumi:prod::p::${INSTANCE_TYPE}::${name}`, type: INSTANCE_TYPE, inputs },
+    });
+    const report = findOrphans(
+      [cloud("i-1", { title: "web" }), cloud("i-2", { gpu_nums: 8 })],
+      [
+        {
+          deployment: {
+            resources: [{ type: "pulumi-nodejs:dynamic/gpucloud:IdleClosePolicy", id: "i-1" }],
+            pending_operations: [
+              pending("web", { gpuUuid: "g", gpuNums: 1, title: "web" }),
+              pending("db", { gpuUuid: "g", gpuNums: 1, title: "db" }),
+            ],
+          },
+        },
+      ],
+    );
+    expect(report.pendingCreates.map((p) => p.stack)).toEqual(["prod", "prod"]);
+    expect(
+      report.orphans.map((o) => [o.instanceUuid, o.pendingCreates.map((u) => u.split("::").pop())]),
+    ).toEqual([
+      ["i-1", ["web"]],
+      ["i-2", []],
+    ]);
+  });
+
+  it("refuses what is not a stack export, saying what to pass", () => {
+    expect(() => asStackExport({ resources: [] }, "state.json")).toThrow(
+      /state.json is not the output of `pulumi stack export`/,
+    );
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * Scenario 2, a 429 storm: the emulator allows 5 requests per second per key and one provider server
+ * gets 300 concurrent reads and updates. Every operation must succeed, and after each 429 no request of
+ * that key may arrive before its Retry-After has passed. At 5 requests per second the storm takes well
+ * over a minute by construction, so it runs in `npm run test:faults` (called by .ci/run), not `npm test`.
+ */
+import { GpuCloudClient } from "pulumi-gpucloud/sdk";
+import type { LoggedRequest } from "../../emulator/core/requestlog";
+import { fingerprint } from "pulumi-gpucloud/emulator";
+import type { Harness, Props, ResourceState } from "../harness";
+import { gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+import { bounded, providerConfig, seconds, seeded, startHarness } from "./world";
+
+const RATE = 5;
+const OPERATIONS = 300;
+const UPDATES = 60;
+const INSTANCES = 10;
+/** Requests already on the wire when a 429 is answered arrive just after it; they did not ignore it. */
+const IN_FLIGHT_GRACE_MS = 100;
+/** Two keys of one user (`USER:KEY`, DESIGN §5): each key has its own rate. */
+const PROVIDER_KEY = "provider-key";
+const SETUP_KEY = "setup-key";
+
+interface Arrival {
+  at: number;
+  entry: LoggedRequest;
+}
+
+/** Requests of one key that arrived inside the Retry-After window of an earlier 429 to that key. */
+function earlyArrivals(arrivals: Arrival[], key: string, retryAfterMs: number): number {
+  const own = arrivals.filter((a) => a.entry.key === key).sort((a, b) => a.at - b.at);
+  const refusals = own.filter((a) => a.entry.status === 429);
+  return own.filter((a) =>
+    refusals.some((r) => a.at > r.at + IN_FLIGHT_GRACE_MS && a.at < r.at + retryAfterMs),
+  ).length;
+}
+
+jest.setTimeout(240_000);
+
+describe("a 429 storm", () => {
+  let emu: TestEmulator;
+  let h: Harness;
+  const arrivals: Arrival[] = [];
+
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      rateLimit: RATE,
+      apiKeys: [`storm:${PROVIDER_KEY}`, `storm:${SETUP_KEY}`],
+      balance: 1_000_000,
+    });
+    const log = emu.running.emulator.log;
+    const start = log.start.bind(log);
+    log.start = (entry) => {
+      const logged = start(entry);
+      arrivals.push({ at: Date.now(), entry: logged });
+      return logged;
+    };
+    h = await startHarness(providerConfig(emu.url, PROVIDER_KEY));
+  });
+  afterAll(async () => {
+    await h?.stop();
+    await emu?.close();
+  });
+
+  it("loses no operation and sends nothing before Retry-After", async () => {
+    // The instances are made with a second key of the same user, so setup does not eat the provider's rate.
+    const setup = new GpuCloudClient({ baseUrl: emu.url, apiKey: SETUP_KEY });
+    const spec = {
+      podUuid: (await pod(emu, "ComfyUI")).uuid,
+      gpuUuid: await gpuUuid(emu, "4090D", SETUP_KEY),
+      gpuNums: 1,
+    };
+    const states: ResourceState[] = [];
+    for (let i = 0; i < INSTANCES; i++) {
+      const created = await setup.instances.createByPod({
+        pod_uuid: spec.podUuid,
+        gpu_uuid: spec.gpuUuid,
+        gpu_nums: 1,
+      });
+      const inputs: Props = { ...spec, title: `storm-${i}`, running: true, waitTimeoutSeconds: 900 };
+      await setup.instances.updateTitle(created.instance_uuid, `storm-${i}`);
+      states.push({
+        id: created.instance_uuid,
+        inputs,
+        outputs: { ...inputs, instanceUuid: created.instance_uuid },
+      });
+    }
+    await setup.close();
+    emu.running.advance(60);
+    arrivals.length = 0;
+
+    const random = seeded(5);
+    const kinds: string[] = Array.from({ length: OPERATIONS }, (_, i) => (i < UPDATES ? "update" : "read"));
+    for (let i = kinds.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [kinds[i], kinds[j]] = [kinds[j], kinds[i]];
+    }
+    const started = performance.now();
+    const results = await bounded(
+      OPERATIONS,
+      kinds.map((kind, i) => async () => {
+        const state = states[i % INSTANCES];
+        if (kind === "read") {
+          const read = await h.read("Instance", state);
+          if (read.id !== state.id) throw new Error(`read of ${state.id} reported it gone`);
+          return;
+        }
+        await h.update("Instance", state, { ...state.inputs, title: `storm-${i % INSTANCES}-${i}` });
+      }),
+    );
+    const elapsed = performance.now() - started;
+    const failures = results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+    const provider = fingerprint(PROVIDER_KEY);
+    const own = arrivals.filter((a) => a.entry.key === provider);
+    const refused = own.filter((a) => a.entry.status === 429).length;
+    const early = earlyArrivals(arrivals, provider, 1000);
+
+    console.log(
+      `faults[2 429 storm]: rate-limit=${RATE}/s operations=${OPERATIONS} (reads=${OPERATIONS - UPDATES} updates=${UPDATES}) ` +
+        `failed=${failures.length} requests=${own.length} answered-429=${refused} sent-before-retry-after=${early} ` +
+        `in ${seconds(elapsed)} (${(own.length / (elapsed / 1000)).toFixed(1)} req/s)`,
+    );
+    expect(failures.slice(0, 3)).toEqual([]);
+    expect(refused).toBeGreaterThan(0);
+    expect(early).toBe(0);
+  });
+});
