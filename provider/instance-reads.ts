@@ -9,7 +9,14 @@
  * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
  * One `InstanceReads` per client lives in this module, so it lasts as long as the provider process.
  */
-import { instanceStatusName, NotFoundError, TimeoutError, type GpuCloudClient, type Instance } from "../sdk";
+import {
+  instanceStatusName,
+  isTransientError,
+  NotFoundError,
+  TimeoutError,
+  type GpuCloudClient,
+  type Instance,
+} from "../sdk";
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
@@ -43,6 +50,8 @@ interface Waiter {
   /** Settles the waiter from a walk; returns true when it is settled. */
   offer(walk: Walk): Promise<boolean>;
   fail(err: unknown): void;
+  /** A poll failed in a way that may pass (see isTransientError): the wait goes on until its deadline. */
+  pollFailed(err: Error): void;
   timeOut(): void;
 }
 
@@ -135,25 +144,29 @@ export class InstanceReads {
     spec: { instanceUuid: string; accept: (walk: Walk) => Promise<T | undefined> },
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      let lastFailure: string | undefined;
+      const seen = () => (lastFailure ? `${lastSeen()}, then a poll failed (${lastFailure})` : lastSeen());
       const waiter: Waiter = {
         after: this.walksStarted,
         pollIntervalMs: options.pollIntervalMs,
         deadline: Date.now() + options.timeoutMs,
         offer: async (walk) => {
           const done = await spec.accept(walk);
+          lastFailure = undefined;
           if (done === undefined) return false;
           resolve(done);
           return true;
         },
         fail: reject,
+        pollFailed: (err) => (lastFailure = err.message),
         timeOut: () =>
           reject(
             new TimeoutError({
               action: `wait for instance ${spec.instanceUuid}`,
               method: "GET",
               path: "/instance/list",
-              lastSeen: lastSeen(),
-              message: `Could not wait for instance ${spec.instanceUuid}: timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for ${description}; last seen: ${lastSeen()}. Raise the timeout or check the resource in the console.`,
+              lastSeen: seen(),
+              message: `Could not wait for instance ${spec.instanceUuid}: timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for ${description}; last seen: ${seen()}. Raise the timeout or check the resource in the console.`,
             }),
           ),
       };
@@ -193,30 +206,41 @@ export class InstanceReads {
   }
 
   private async offerToWaiters(number: number, walk: Walk): Promise<void> {
-    const eligible = [...this.waiters].filter((w) => w.after < number);
     await Promise.all(
-      eligible.map(async (waiter) => {
+      this.eligible(number).map(async (waiter) => {
         try {
           if (await waiter.offer(walk)) this.waiters.delete(waiter);
-          else if (Date.now() >= waiter.deadline) {
-            this.waiters.delete(waiter);
-            waiter.timeOut();
-          }
+          else this.timeOutIfDue(waiter);
         } catch (err) {
-          this.waiters.delete(waiter);
-          waiter.fail(err);
+          this.pollFailed(waiter, err);
         }
       }),
     );
   }
 
-  /** A failed walk fails the waits it was meant to answer; the next walk starts afresh. */
+  /** A failed walk fails the waits it was meant to answer, unless the failure may pass (as pollUntil does). */
   private failWaiters(number: number, err: unknown): void {
-    for (const waiter of [...this.waiters]) {
-      if (waiter.after >= number) continue;
-      this.waiters.delete(waiter);
-      waiter.fail(err);
+    for (const waiter of this.eligible(number)) this.pollFailed(waiter, err);
+  }
+
+  private eligible(walkNumber: number): Waiter[] {
+    return [...this.waiters].filter((w) => w.after < walkNumber);
+  }
+
+  private pollFailed(waiter: Waiter, err: unknown): void {
+    if (isTransientError(err)) {
+      waiter.pollFailed(err);
+      this.timeOutIfDue(waiter);
+      return;
     }
+    this.waiters.delete(waiter);
+    waiter.fail(err);
+  }
+
+  private timeOutIfDue(waiter: Waiter): void {
+    if (Date.now() < waiter.deadline) return;
+    this.waiters.delete(waiter);
+    waiter.timeOut();
   }
 
   /**

@@ -1,4 +1,11 @@
-import { GpuCloudClient, NotFoundError, ServerError, TimeoutError, type Instance } from "pulumi-gpucloud/sdk";
+import {
+  AuthenticationError,
+  GpuCloudClient,
+  NotFoundError,
+  ServerError,
+  TimeoutError,
+  type Instance,
+} from "pulumi-gpucloud/sdk";
 import { InstanceReads } from "../../provider/instance-reads";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 
@@ -116,20 +123,36 @@ describe("coalesced instance reads against the emulator", () => {
     expect(counted["GET /instance/list"]).toBeLessThanOrEqual(Math.ceil(elapsed / 20) + 1);
   });
 
-  it("fails every wait that shared a failed poll walk, and later waits poll afresh", async () => {
+  it("rides out a poll walk that failed with HTTP 500: every wait still ends running", async () => {
     const uuids = await create(3);
     await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });
     const reads = new InstanceReads(api);
     const options = { timeoutMs: 20_000, pollIntervalMs: 10 };
+    const running = await advancing(Promise.all(uuids.map((u) => reads.waitForStatus(u, [2], options))));
+    expect(running.map((i) => i.status)).toEqual([2, 2, 2]);
+  });
+
+  it("fails every wait that shared a walk refused for good (a disabled key) with that error", async () => {
+    const uuids = await create(3);
+    await t.admin("POST", `/keys/${DEMO_KEY}/disable`);
+    const reads = new InstanceReads(api);
+    const options = { timeoutMs: 20_000, pollIntervalMs: 10 };
     const results = await Promise.allSettled(uuids.map((u) => reads.waitForStatus(u, [2], options)));
-    expect(results.map((r) => r.status === "rejected" && r.reason instanceof ServerError)).toEqual([
+    expect(results.map((r) => r.status === "rejected" && r.reason instanceof AuthenticationError)).toEqual([
       true,
       true,
       true,
     ]);
-    await expect(advancing(reads.waitForStatus(uuids[0], [2], options))).resolves.toMatchObject({
-      status: 2,
-    });
+  });
+
+  it("times out a wait whose polls keep failing, naming the last status and the failure", async () => {
+    const [uuid] = await create(1);
+    const reads = new InstanceReads(api);
+    await expect(reads.info(uuid)).resolves.toMatchObject({ status: 1 });
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_503", count: 1000 });
+    const waiting = reads.waitForStatus(uuid, [2], { timeoutMs: 80, pollIntervalMs: 10 });
+    await expect(waiting).rejects.toBeInstanceOf(TimeoutError);
+    await expect(waiting).rejects.toMatchObject({ lastSeen: expect.stringContaining("a poll failed") });
   });
 
   it("fails a wait for running with NotFoundError when the instance is destroyed meanwhile", async () => {
