@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
+  collect,
   GPU_NUMS,
   instanceStatusName,
   isTransientError,
@@ -245,10 +246,8 @@ async function createOnce(ctx: Ctx, inputs: InstanceInputs): Promise<CloudInstan
       return created;
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;
-      const fresh: CloudInstance[] = [];
-      for await (const i of api.instances.listAll()) {
-        if (!before.has(i.instance_uuid) && matchesSpec(i, inputs)) fresh.push(i);
-      }
+      const listed = await listThroughOutage(ctx, inputs.waitTimeoutSeconds * 1000, err);
+      const fresh = listed.filter((i) => !before.has(i.instance_uuid) && matchesSpec(i, inputs));
       for (const i of fresh) createdHere.add(i.instance_uuid);
       if (fresh.length === 1) return fresh[0];
       throw new Error(
@@ -266,6 +265,30 @@ async function createOnce(ctx: Ctx, inputs: InstanceInputs): Promise<CloudInstan
  * the create failed, often because the cloud was unreachable, and giving up at once would leave a paid
  * instance the state never learns of (DESIGN §3).
  */
+/**
+ * Every instance, for reconciling a create whose answer was lost: the listing goes on through transient
+ * failures until `timeoutMs`, since giving up would leave an instance that may exist unknown to the state.
+ */
+async function listThroughOutage(ctx: Ctx, timeoutMs: number, lost: Error): Promise<CloudInstance[]> {
+  const deadline = Date.now() + timeoutMs;
+  let pause = ctx.pollIntervalMs;
+  for (;;) {
+    try {
+      return await collect(ctx.api.instances.listAll());
+    } catch (listErr) {
+      if (!isTransientError(listErr) || Date.now() + pause > deadline) {
+        throw new Error(
+          `Could not create instance: the answer to the create call was lost (${lost.message}) and listing the instances ` +
+            `to find out whether one was made failed too (${listErr instanceof Error ? listErr.message : String(listErr)}). ` +
+            "List your instances and adopt (adoptInstanceUuid) or destroy any you do not recognise.",
+        );
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(5000, Math.ceil(pause * 1.5));
+  }
+}
+
 async function destroyAfterFailure(
   ctx: Ctx,
   instanceUuid: string,
