@@ -5,6 +5,7 @@ import { NotFoundError, type Instance as CloudInstance } from "../sdk";
 import { checkInputs, type CheckFailure } from "./check";
 import { client, configure } from "./config";
 import { diffInputs, type DiffRules } from "./diff";
+import { instanceReads } from "./instance-reads";
 import { shimProvider } from "./shim";
 import { plainJson, type Inputs } from "./util";
 
@@ -79,7 +80,7 @@ function reportedPolicy(cloud: CloudInstance, inputs: IdleClosePolicyInputs): Id
 async function read(id: string, props: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
   let cloud: CloudInstance;
   try {
-    cloud = await client().client.instances.info(id);
+    cloud = await instanceReads(client().client).info(id);
   } catch (err) {
     if (err instanceof NotFoundError) return { id: "", props: {} };
     throw err;

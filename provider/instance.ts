@@ -2,11 +2,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import {
+  collect,
   GPU_NUMS,
   instanceStatusName,
   isTransientError,
   NotFoundError,
   OutcomeUnknownError,
+  TimeoutError,
   TITLE_MAX,
   type GpuCloudClient,
   type Instance as CloudInstance,
@@ -14,6 +16,7 @@ import {
 import { checkInputs, exactlyOneOf, isUnknown, type CheckFailure, type CrossFieldRule } from "./check";
 import { client, configure } from "./config";
 import { diffInputs, sameValue, type DiffRules } from "./diff";
+import { instanceReads, type InstanceReads } from "./instance-reads";
 import { plainJson, serialised, withSecretOutputs, type Inputs } from "./util";
 import { shimProvider } from "./shim";
 
@@ -169,12 +172,14 @@ function outputs(inputs: InstanceInputs, cloud: CloudInstance): Record<string, u
 
 interface Ctx {
   api: GpuCloudClient;
+  /** Reads and status polls, shared with every other resource of this provider process. */
+  reads: InstanceReads;
   pollIntervalMs: number;
 }
 
 function context(): Ctx {
   const { client: api, settings } = client();
-  return { api, pollIntervalMs: settings.pollIntervalMs };
+  return { api, reads: instanceReads(api), pollIntervalMs: settings.pollIntervalMs };
 }
 
 function waitOptions(ctx: Ctx, inputs: InstanceInputs) {
@@ -205,22 +210,25 @@ function matchesSpec(cloud: CloudInstance, inputs: InstanceInputs): boolean {
   );
 }
 
-async function instanceUuids(api: GpuCloudClient): Promise<Set<string>> {
-  const uuids = new Set<string>();
-  for await (const i of api.instances.listAll()) uuids.add(i.instance_uuid);
-  return uuids;
-}
+/** Instances this provider process created, or found new after a lost answer: never "new" to a later create. */
+const createdHere = new Set<string>();
 
 /**
  * The create call. Its answer can be lost after the cloud carried it out (create takes no idempotency
  * key, field-notes.md), so the instances listed before are compared with those listed after and the one
  * new instance of this spec is adopted. Creates run one at a time in the provider process (not only per
  * spec: instance records do not show the pod, so two pod specs on one GPU would look alike); only the
- * create call is serialised, the waits that follow run in parallel.
+ * create call is serialised, the waits that follow run in parallel. "Before" is every instance a finished
+ * list walk of this process showed (creates arriving together share one walk, and status polls keep
+ * adding to it) plus every instance this process created, so only an instance made outside this process
+ * since the last walk could be mistaken for ours.
  */
-async function createOnce(api: GpuCloudClient, inputs: InstanceInputs): Promise<string> {
+async function createOnce(ctx: Ctx, inputs: InstanceInputs): Promise<CloudInstance> {
+  const { api, reads } = ctx;
+  await reads.freshListing();
   return serialised("instance create", async () => {
-    const before = await instanceUuids(api);
+    // A copy taken now: a walk that finishes while the call is out may already list the new instance.
+    const before = new Set([...reads.everListed, ...createdHere]);
     try {
       const created = inputs.imageUuid
         ? await api.instances.createByImage({
@@ -234,14 +242,14 @@ async function createOnce(api: GpuCloudClient, inputs: InstanceInputs): Promise<
             gpu_uuid: inputs.gpuUuid,
             gpu_nums: inputs.gpuNums,
           });
-      return created.instance_uuid;
+      createdHere.add(created.instance_uuid);
+      return created;
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;
-      const fresh: CloudInstance[] = [];
-      for await (const i of api.instances.listAll()) {
-        if (!before.has(i.instance_uuid) && matchesSpec(i, inputs)) fresh.push(i);
-      }
-      if (fresh.length === 1) return fresh[0].instance_uuid;
+      const listed = await listThroughOutage(ctx, inputs.waitTimeoutSeconds * 1000, err);
+      const fresh = listed.filter((i) => !before.has(i.instance_uuid) && matchesSpec(i, inputs));
+      for (const i of fresh) createdHere.add(i.instance_uuid);
+      if (fresh.length === 1) return fresh[0];
       throw new Error(
         fresh.length === 0
           ? `Could not create instance: the answer to the create call was lost and no new instance is listed, so none was created. Run the update again. (${err.message})`
@@ -257,6 +265,30 @@ async function createOnce(api: GpuCloudClient, inputs: InstanceInputs): Promise<
  * the create failed, often because the cloud was unreachable, and giving up at once would leave a paid
  * instance the state never learns of (DESIGN §3).
  */
+/**
+ * Every instance, for reconciling a create whose answer was lost: the listing goes on through transient
+ * failures until `timeoutMs`, since giving up would leave an instance that may exist unknown to the state.
+ */
+async function listThroughOutage(ctx: Ctx, timeoutMs: number, lost: Error): Promise<CloudInstance[]> {
+  const deadline = Date.now() + timeoutMs;
+  let pause = ctx.pollIntervalMs;
+  for (;;) {
+    try {
+      return await collect(ctx.api.instances.listAll());
+    } catch (listErr) {
+      if (!isTransientError(listErr) || Date.now() + pause > deadline) {
+        throw new Error(
+          `Could not create instance: the answer to the create call was lost (${lost.message}) and listing the instances ` +
+            `to find out whether one was made failed too (${listErr instanceof Error ? listErr.message : String(listErr)}). ` +
+            "List your instances and adopt (adoptInstanceUuid) or destroy any you do not recognise.",
+        );
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(5000, Math.ceil(pause * 1.5));
+  }
+}
+
 async function destroyAfterFailure(
   ctx: Ctx,
   instanceUuid: string,
@@ -286,19 +318,29 @@ async function destroyAfterFailure(
   );
 }
 
-/** Brings an existing instance to the desired title, power state and timer; returns the cloud's record. */
+/**
+ * Brings an existing instance to the desired title, power state and timer; returns the cloud's record.
+ * `created`: the record a create just answered with; its status stands in for a first read (a title
+ * change does not move the status, and every wait reads afresh).
+ */
 async function converge(
   ctx: Ctx,
   instanceUuid: string,
   olds: Partial<InstanceInputs>,
   news: InstanceInputs,
+  created?: CloudInstance,
 ): Promise<CloudInstance> {
-  const { api } = ctx;
+  const { api, reads } = ctx;
   if (news.title !== undefined && !sameValue(olds.title, news.title))
     await api.instances.updateTitle(instanceUuid, news.title);
-  let cloud = await api.instances.info(instanceUuid);
-  const wait = (statuses: number[]) =>
-    api.instances.waitForStatus(instanceUuid, statuses, waitOptions(ctx, news));
+  let cloud = created ?? (await reads.info(instanceUuid));
+  // True while `cloud` is a full record read after the last change made here.
+  let current = created === undefined;
+  const wait = async (statuses: number[]) => {
+    const reached = await reads.waitForStatus(instanceUuid, statuses, waitOptions(ctx, news));
+    current = true;
+    return reached;
+  };
   if (news.running) {
     if (SHUTTING_DOWN.includes(cloud.status)) cloud = await wait(STOPPED);
     if (STOPPED.includes(cloud.status)) await api.instances.startup(instanceUuid);
@@ -310,6 +352,7 @@ async function converge(
     cloud = await wait(STOPPED);
   }
   if (news.running && scheduledShutdown(cloud) !== news.shutdownAt) {
+    current = false;
     if (news.shutdownAt !== undefined) {
       assertTimerAhead(news.shutdownAt);
       await api.instances.shutdownTimer(instanceUuid, { enable: true, shutdown_time: news.shutdownAt });
@@ -317,13 +360,13 @@ async function converge(
       await api.instances.shutdownTimer(instanceUuid, { enable: false, shutdown_time: 0 });
     }
   }
-  return api.instances.info(instanceUuid);
+  return current ? cloud : reads.info(instanceUuid);
 }
 
 async function adopt(ctx: Ctx, inputs: InstanceInputs, instanceUuid: string): Promise<CloudInstance> {
   let cloud: CloudInstance;
   try {
-    cloud = await ctx.api.instances.info(instanceUuid);
+    cloud = await ctx.reads.info(instanceUuid);
   } catch (err) {
     if (err instanceof NotFoundError) {
       throw new Error(
@@ -348,9 +391,10 @@ async function create(inputs: InstanceInputs): Promise<pulumi.dynamic.CreateResu
     const cloud = await adopt(ctx, inputs, inputs.adoptInstanceUuid);
     return { id: cloud.instance_uuid, outs: outputs(inputs, cloud) };
   }
-  const instanceUuid = await createOnce(ctx.api, inputs);
+  const created = await createOnce(ctx, inputs);
+  const instanceUuid = created.instance_uuid;
   try {
-    const cloud = await converge(ctx, instanceUuid, { title: undefined }, inputs);
+    const cloud = await converge(ctx, instanceUuid, { title: undefined }, inputs, created);
     return { id: instanceUuid, outs: outputs(inputs, cloud) };
   } catch (err) {
     return destroyAfterFailure(ctx, instanceUuid, err, inputs.waitTimeoutSeconds * 1000);
@@ -370,7 +414,7 @@ async function read(id: string, props: Record<string, unknown>): Promise<pulumi.
   const inputs = inputsOf(props);
   let cloud: CloudInstance;
   try {
-    cloud = await context().api.instances.info(id);
+    cloud = await context().reads.info(id);
   } catch (err) {
     if (err instanceof NotFoundError) return { id: "", props: {} };
     throw err;
@@ -391,20 +435,13 @@ async function destroy(id: string, props: Record<string, unknown>): Promise<void
   const ctx = context();
   await ctx.api.instances.destroy(id);
   const timeoutMs = ((props.waitTimeoutSeconds as number | undefined) ?? 900) * 1000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await ctx.api.instances.info(id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return;
-      throw err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Could not delete instance ${id}: it is still listed ${timeoutMs / 1000} s after destroy. Check it in the console.`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, ctx.pollIntervalMs));
+  try {
+    await ctx.reads.waitUntilGone(id, { timeoutMs, pollIntervalMs: ctx.pollIntervalMs });
+  } catch (err) {
+    if (!(err instanceof TimeoutError)) throw err;
+    throw new Error(
+      `Could not delete instance ${id}: it is still listed ${timeoutMs / 1000} s after destroy (last seen: ${err.lastSeen}). Check it in the console.`,
+    );
   }
 }
 

@@ -126,19 +126,23 @@ describe("secrets", () => {
     const events: RequestEvent[] = [];
     for (const key of [WRONG_KEY, DOOMED_KEY]) {
       const bad = await startHarness(providerConfig(emu.url, key));
-      const attempts: Promise<unknown>[] = [
-        bad.create("Instance", await bad.checked("Instance", spec)),
+      const checkedSpec = await bad.checked("Instance", spec);
+      // Each attempt's failure is taken as it happens: they run at once and may fail in any order.
+      const outcomes = [
+        bad.create("Instance", checkedSpec),
         bad.read("Instance", instance),
         bad.update("Instance", instance, { ...instance.inputs, title: "x" }),
         bad.delete("Instance", instance),
         bad.create("IdleClosePolicy", { instanceUuid: instance.id, idlePeriodMinutes: 10 } as Props),
         bad.create("PersonalImage", { instanceUuid: instance.id, waitTimeoutSeconds: 60 } as Props),
-      ];
-      for (const attempt of attempts) {
-        const err = await attempt.then(
+      ].map((attempt: Promise<unknown>) =>
+        attempt.then(
           () => new Error("a call with a bad key succeeded"),
           (e: unknown) => e,
-        );
+        ),
+      );
+      for (const outcome of outcomes) {
+        const err = await outcome;
         errorTexts(err).forEach((t) => keep("errors", t));
         expect(String(err)).toMatch(/authentication failed|API key/i);
       }

@@ -1,0 +1,81 @@
+/** The summary figures: the provider's size in state, check() speed, and the emulator's own throughput. */
+import * as pulumi from "@pulumi/pulumi";
+import { Agent, request } from "undici";
+import { providers } from "../provider/dynamic";
+import { shimProvider } from "../provider/shim";
+import { BENCH_KEY, BenchCloud } from "./cloud";
+
+export interface SerializedProviderFigure {
+  /** The `__provider` text of one Instance. */
+  bytesPerCopy: number;
+  /** dynamic.Resource stores it twice per resource: as an input and as an output (DESIGN §7). */
+  bytesPerResource: number;
+}
+
+export interface EmulatorThroughput {
+  concurrency: number;
+  /** GET /instance/info answered per second. */
+  infoPerSecond: number;
+  /** GET /instance/list pages of 100 instances answered per second. */
+  listPagesPerSecond: number;
+}
+
+/** What dynamic.Resource stores: serializeFunction(() => provider), as @pulumi/pulumi's dynamic module does. */
+export async function serializedProvider(): Promise<SerializedProviderFigure> {
+  const provider = shimProvider("Instance");
+  const { text } = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+  const bytesPerCopy = Buffer.byteLength(text);
+  return { bytesPerCopy, bytesPerResource: 2 * bytesPerCopy };
+}
+
+/** Milliseconds for check() of `count` different, valid Instance inputs, one after another. */
+export async function checkMs(count: number): Promise<number> {
+  const inputs = Array.from({ length: count }, (_, i) => ({
+    podUuid: `pod-${i % 7}`,
+    gpuUuid: `gpu-${i % 3}`,
+    gpuNums: [1, 2, 4, 8][i % 4],
+    title: `fleet-${i}`,
+    running: i % 5 !== 0,
+    waitTimeoutSeconds: 600 + i,
+  }));
+  const started = performance.now();
+  for (const news of inputs) {
+    const { failures } = await providers.Instance.check({}, news);
+    if (failures && failures.length > 0)
+      throw new Error(`check refused a valid input: ${failures[0].reason}`);
+  }
+  return Math.round((performance.now() - started) * 10) / 10;
+}
+
+/** Requests per second the emulator answers on its own, so the scenario figures can be read against it. */
+export async function emulatorThroughput(seconds: number, concurrency = 16): Promise<EmulatorThroughput> {
+  const cloud = await BenchCloud.start(0, 0);
+  const agent = new Agent({ connections: concurrency });
+  try {
+    const [first] = cloud.seedRunning(cloud.specs(100));
+    const headers = { authorization: `Bearer ${BENCH_KEY}` };
+    const rate = async (path: string): Promise<number> => {
+      let answered = 0;
+      const until = performance.now() + seconds * 1000;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (performance.now() < until) {
+            const res = await request(`${cloud.emu.apiBase}${path}`, { dispatcher: agent, headers });
+            await res.body.text();
+            answered++;
+          }
+        }),
+      );
+      return Math.round(answered / ((performance.now() - started) / 1000));
+    };
+    return {
+      concurrency,
+      infoPerSecond: await rate(`/instance/info?instance_uuid=${first}`),
+      listPagesPerSecond: await rate("/instance/list?page=1&page_size=100"),
+    };
+  } finally {
+    await agent.close();
+    await cloud.close();
+  }
+}

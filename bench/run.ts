@@ -1,0 +1,155 @@
+/**
+ * `npm run bench`: every scenario at every N and rate limit, for this provider and for the naive
+ * baseline, side by side in this process; a table on stdout and bench/results.json.
+ *   node dist/bench/run.js [--n 10,100,500] [--rate-limit 0,10] [--scenarios create,refresh,preview,destroy]
+ *                          [--smoke] [--full] [--out bench/results.json]
+ * --smoke is the quick variant CI runs: N=10, both rate-limit settings, short figures.
+ * Without --full, create and destroy of 500 under a rate limit are left out: at 10 requests per second
+ * their 1,000 and 500 unavoidable writes alone take minutes for either subject.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { BENCH_PACE, SMOKE_PACE, type Pace } from "./cloud";
+import { checkMs, emulatorThroughput, serializedProvider } from "./figures";
+import { summaryText, table, targets, type Summary, type TargetResult } from "./report";
+import { runScenario, SCENARIOS, SCENARIO_TITLES, type RunRecord, type ScenarioName } from "./scenarios";
+import { SUBJECTS } from "./subjects";
+
+export interface BenchOptions {
+  n: number[];
+  rateLimits: number[];
+  scenarios: ScenarioName[];
+  pace: Pace;
+  /** Also run create and destroy of 500 or more instances under a rate limit. */
+  full: boolean;
+  /** Seconds the emulator's own throughput is measured for, per endpoint. */
+  throughputSeconds: number;
+  /** Called after each run, for progress on stderr. */
+  onRecord?: (record: RunRecord) => void;
+}
+
+export interface BenchResults {
+  settings: {
+    via: string;
+    timeScale: number;
+    pollIntervalMs: number;
+    concurrency: string;
+  };
+  records: RunRecord[];
+  /** Runs left out (see --full). */
+  skipped: string[];
+  summary: Summary;
+  targets: TargetResult[];
+  totalMs: number;
+}
+
+export const VIA =
+  "gpucloud: the provider implementation the state shim requires (dist/provider/dynamic.js providers), called in this process, no gRPC hop; baseline: bench/baseline.ts";
+
+export async function runBench(options: BenchOptions): Promise<BenchResults> {
+  const started = performance.now();
+  const records: RunRecord[] = [];
+  const skipped: string[] = [];
+  for (const rateLimit of options.rateLimits) {
+    for (const n of options.n) {
+      for (const scenario of options.scenarios) {
+        if (!options.full && isSlowWrite(scenario, n, rateLimit)) {
+          skipped.push(`${scenario} N=${n} rate limit ${rateLimit} (run with --full)`);
+          continue;
+        }
+        for (const subject of SUBJECTS) {
+          const record = await runScenario(scenario, subject, n, rateLimit, options.pace);
+          records.push(record);
+          options.onRecord?.(record);
+        }
+      }
+    }
+  }
+  const summary: Summary = {
+    serializedProvider: await serializedProvider(),
+    checkMsFor1000Inputs: await checkMs(1000),
+    emulatorThroughput: await emulatorThroughput(options.throughputSeconds),
+  };
+  return {
+    settings: {
+      via: VIA,
+      timeScale: options.pace.timeScale,
+      pollIntervalMs: options.pace.pollIntervalMs,
+      concurrency: "all N operations at once (the Pulumi engine's default parallelism is unbounded)",
+    },
+    records,
+    skipped,
+    summary,
+    targets: targets(records, summary, options.pace.pollIntervalMs),
+    totalMs: Math.round(performance.now() - started),
+  };
+}
+
+function isSlowWrite(scenario: ScenarioName, n: number, rateLimit: number): boolean {
+  return rateLimit > 0 && n >= 500 && (scenario === "create" || scenario === "destroy");
+}
+
+const numbers = (text: string): number[] => text.split(",").map((s) => Number(s.trim()));
+
+function options(argv: string[]): BenchOptions & { out: string } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      n: { type: "string" },
+      "rate-limit": { type: "string" },
+      scenarios: { type: "string" },
+      smoke: { type: "boolean", default: false },
+      full: { type: "boolean", default: false },
+      out: { type: "string", default: path.join("bench", "results.json") },
+    },
+  });
+  const scenarios = (values.scenarios?.split(",") ?? SCENARIOS) as ScenarioName[];
+  const unknown = scenarios.filter((s) => !SCENARIOS.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`unknown scenario ${unknown.join(", ")}; pick from ${SCENARIOS.join(", ")}`);
+  const n = numbers(values.n ?? (values.smoke ? "10" : "10,100,500"));
+  const rateLimits = numbers(values["rate-limit"] ?? "0,10");
+  if ([...n, ...rateLimits].some((v) => !Number.isInteger(v) || v < 0)) {
+    throw new Error("--n and --rate-limit take comma-separated non-negative integers, e.g. --n 10,100");
+  }
+  return {
+    n,
+    rateLimits,
+    scenarios,
+    pace: values.smoke ? SMOKE_PACE : BENCH_PACE,
+    full: values.full,
+    throughputSeconds: values.smoke ? 0.3 : 2,
+    out: values.out,
+  };
+}
+
+async function main(): Promise<void> {
+  const opts = options(process.argv.slice(2));
+  console.error(`bench: N=${opts.n.join(",")} rate limit=${opts.rateLimits.join(",")} (${VIA})`);
+  const results = await runBench({
+    ...opts,
+    onRecord: (r) =>
+      console.error(
+        `  ${SCENARIO_TITLES[r.scenario]}, N=${r.n}, rate limit ${r.rateLimit}, ${r.subject}: ${r.apiCalls} calls, ${r.http429} 429s, ${r.wallMs} ms${r.error ? ` FAILED: ${r.error}` : ""}`,
+      ),
+  });
+  console.log(table(results.records));
+  console.log();
+  console.log(summaryText(results.summary, results.targets));
+  if (results.skipped.length > 0) console.log(`\nleft out: ${results.skipped.join("; ")}`);
+  console.log(`\nbench took ${(results.totalMs / 1000).toFixed(1)} s; ${VIA}`);
+  fs.mkdirSync(path.dirname(opts.out), { recursive: true });
+  fs.writeFileSync(opts.out, JSON.stringify(results, null, 2) + "\n");
+  console.log(`wrote ${opts.out}`);
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.stack : err);
+      process.exit(1);
+    },
+  );
+}

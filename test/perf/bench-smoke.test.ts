@@ -1,0 +1,57 @@
+import { runBench, type BenchResults } from "../../bench/run";
+import { SMOKE_PACE } from "../../bench/cloud";
+import { SCENARIOS } from "../../bench/scenarios";
+
+/** The CI variant of `npm run bench --smoke`: it guards behaviour (calls, exactness), never timings. */
+describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)", () => {
+  let results: BenchResults;
+  beforeAll(async () => {
+    results = await runBench({
+      n: [10],
+      rateLimits: [0, 10],
+      scenarios: SCENARIOS,
+      pace: SMOKE_PACE,
+      full: false,
+      throughputSeconds: 0.2,
+    });
+  }, 60_000);
+
+  it("writes one record per scenario, rate limit and subject, none failed", () => {
+    expect(results.records).toHaveLength(SCENARIOS.length * 2 * 2);
+    for (const record of results.records) {
+      expect(record).toEqual(
+        expect.objectContaining({
+          scenario: expect.any(String),
+          n: 10,
+          rateLimit: expect.any(Number),
+          subject: expect.stringMatching(/^(gpucloud|baseline)$/),
+          apiCalls: expect.any(Number),
+          http429: expect.any(Number),
+          wallMs: expect.any(Number),
+        }),
+      );
+      expect(record.error).toBeUndefined();
+    }
+  });
+
+  it("refreshes 10 instances with one list walk where the baseline reads each, with or without a rate limit", () => {
+    for (const rateLimit of [0, 10]) {
+      const refresh = (subject: string) =>
+        results.records.find(
+          (r) => r.scenario === "refresh" && r.rateLimit === rateLimit && r.subject === subject,
+        )!;
+      expect(refresh("gpucloud").byEndpoint).toEqual({ "GET /instance/list": 1 });
+      expect(refresh("baseline").byEndpoint["GET /instance/info"]).toBeGreaterThanOrEqual(10);
+      expect(refresh("gpucloud").apiCalls).toBeLessThanOrEqual(refresh("baseline").apiCalls);
+    }
+  });
+
+  it("makes no API call for a preview with no change, and reports the summary figures", () => {
+    for (const r of results.records.filter((x) => x.scenario === "preview")) expect(r.apiCalls).toBe(0);
+    expect(results.summary.serializedProvider.bytesPerResource).toBe(
+      2 * results.summary.serializedProvider.bytesPerCopy,
+    );
+    expect(results.summary.checkMsFor1000Inputs).toBeGreaterThan(0);
+    expect(results.summary.emulatorThroughput.infoPerSecond).toBeGreaterThan(0);
+  });
+});

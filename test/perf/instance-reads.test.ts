@@ -1,0 +1,194 @@
+import {
+  AuthenticationError,
+  GpuCloudClient,
+  NotFoundError,
+  ServerError,
+  TimeoutError,
+  type Instance,
+} from "pulumi-gpucloud/sdk";
+import { InstanceReads } from "../../provider/instance-reads";
+import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+
+describe("coalesced instance reads against the emulator", () => {
+  let t: TestEmulator;
+  let api: GpuCloudClient;
+  let spec: { pod_uuid: string; gpu_uuid: string; gpu_nums: number };
+
+  beforeAll(async () => {
+    t = await startTestEmulator({ balance: 1_000_000 });
+    spec = { pod_uuid: (await pod(t, "ComfyUI")).uuid, gpu_uuid: await gpuUuid(t, "4090D"), gpu_nums: 1 };
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.admin("POST", "/reset");
+    api = new GpuCloudClient({ baseUrl: t.url, apiKey: DEMO_KEY, maxRetries: 0 });
+  });
+  afterEach(() => api.close());
+
+  async function create(count: number): Promise<string[]> {
+    const uuids: string[] = [];
+    for (let i = 0; i < count; i++) uuids.push((await api.instances.createByPod(spec)).instance_uuid);
+    await t.admin("DELETE", "/requests");
+    return uuids;
+  }
+
+  async function calls(): Promise<Record<string, number>> {
+    const { requests } = (await t.admin("GET", "/requests")).body as unknown as {
+      requests: { method: string; path: string }[];
+    };
+    const counted: Record<string, number> = {};
+    for (const r of requests) {
+      const endpoint = `${r.method} ${r.path.split("?")[0]}`;
+      counted[endpoint] = (counted[endpoint] ?? 0) + 1;
+    }
+    return counted;
+  }
+
+  /** Moves the frozen clock while `work` runs, so waits end without sleeping through real minutes. */
+  async function advancing<T>(work: Promise<T>): Promise<T> {
+    let done = false;
+    const settled = work.finally(() => (done = true));
+    while (!done) {
+      await t.advance(10);
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    return settled;
+  }
+
+  it("answers 150 reads arriving together with one walk of two pages and no info call", async () => {
+    const uuids = await create(150);
+    const reads = new InstanceReads(api);
+    const read = await Promise.all(uuids.map((u) => reads.info(u)));
+    expect(read.map((i) => i.instance_uuid)).toEqual(uuids);
+    expect(read[0].server_map).toBeDefined();
+    expect(await calls()).toEqual({ "GET /instance/list": 2 });
+  });
+
+  it("reports an instance destroyed before the read as gone from a one-page walk, without info", async () => {
+    const [kept, gone] = await create(2);
+    await api.instances.destroy(gone);
+    await t.admin("DELETE", "/requests");
+    const reads = new InstanceReads(api);
+    const [keptRead, goneRead] = await Promise.allSettled([reads.info(kept), reads.info(gone)]);
+    expect(keptRead).toMatchObject({ status: "fulfilled", value: { instance_uuid: kept } });
+    expect(goneRead).toMatchObject({ status: "rejected", reason: expect.any(NotFoundError) });
+    expect(await calls()).toEqual({ "GET /instance/list": 1 });
+  });
+
+  it("asks info about an instance missing from a walk of several pages, whose pages may have shifted", async () => {
+    const uuids = await create(102);
+    await api.instances.destroy(uuids[0]);
+    await t.admin("DELETE", "/requests");
+    await expect(new InstanceReads(api).info(uuids[0])).rejects.toBeInstanceOf(NotFoundError);
+    expect(await calls()).toEqual({ "GET /instance/list": 2, "GET /instance/info": 1 });
+  });
+
+  it("answers a read asked while a walk is in flight from the next walk, so it sees a later destroy", async () => {
+    const [uuid] = await create(1);
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "delay", ms: 150, count: 1 });
+    const reads = new InstanceReads(api);
+    const first = reads.info(uuid);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await api.instances.destroy(uuid);
+    const second = reads.info(uuid);
+    await first.catch(() => undefined);
+    await expect(second).rejects.toBeInstanceOf(NotFoundError);
+    expect((await calls())["GET /instance/list"]).toBe(2);
+  });
+
+  it("fails every read that shared a failed walk, and the next walk starts afresh", async () => {
+    const uuids = await create(3);
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });
+    const reads = new InstanceReads(api);
+    const results = await Promise.allSettled(uuids.map((u) => reads.info(u)));
+    expect(results.map((r) => r.status === "rejected" && r.reason instanceof ServerError)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    await expect(reads.info(uuids[0])).resolves.toMatchObject({ instance_uuid: uuids[0] });
+  });
+
+  it("lets 20 instances waiting for running share one walk per poll interval, with no info call", async () => {
+    const uuids = await create(20);
+    const reads = new InstanceReads(api);
+    const started = Date.now();
+    const running = await advancing(
+      Promise.all(uuids.map((u) => reads.waitForStatus(u, [2], { timeoutMs: 20_000, pollIntervalMs: 20 }))),
+    );
+    const elapsed = Date.now() - started;
+    expect(running.map((i) => i.status)).toEqual(uuids.map(() => 2));
+    const counted = await calls();
+    expect(counted["GET /instance/info"]).toBeUndefined();
+    expect(counted["GET /instance/list"]).toBeLessThanOrEqual(Math.ceil(elapsed / 20) + 1);
+  });
+
+  it("rides out a poll walk that failed with HTTP 500: every wait still ends running", async () => {
+    const uuids = await create(3);
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });
+    const reads = new InstanceReads(api);
+    const options = { timeoutMs: 20_000, pollIntervalMs: 10 };
+    const running = await advancing(Promise.all(uuids.map((u) => reads.waitForStatus(u, [2], options))));
+    expect(running.map((i) => i.status)).toEqual([2, 2, 2]);
+  });
+
+  it("fails every wait that shared a walk refused for good (a disabled key) with that error", async () => {
+    const uuids = await create(3);
+    await t.admin("POST", `/keys/${DEMO_KEY}/disable`);
+    const reads = new InstanceReads(api);
+    const options = { timeoutMs: 20_000, pollIntervalMs: 10 };
+    const results = await Promise.allSettled(uuids.map((u) => reads.waitForStatus(u, [2], options)));
+    expect(results.map((r) => r.status === "rejected" && r.reason instanceof AuthenticationError)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it("times out a wait whose polls keep failing, naming the last status and the failure", async () => {
+    const [uuid] = await create(1);
+    const reads = new InstanceReads(api);
+    await expect(reads.info(uuid)).resolves.toMatchObject({ status: 1 });
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_503", count: 1000 });
+    const waiting = reads.waitForStatus(uuid, [2], { timeoutMs: 80, pollIntervalMs: 10 });
+    await expect(waiting).rejects.toBeInstanceOf(TimeoutError);
+    await expect(waiting).rejects.toMatchObject({ lastSeen: expect.stringContaining("a poll failed") });
+  });
+
+  it("fails a wait for running with NotFoundError when the instance is destroyed meanwhile", async () => {
+    const [uuid] = await create(1);
+    const reads = new InstanceReads(api);
+    const waiting = reads.waitForStatus(uuid, [2], { timeoutMs: 20_000, pollIntervalMs: 10 });
+    await api.instances.destroy(uuid);
+    await expect(waiting).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("times out a wait, naming the status last seen", async () => {
+    const [uuid] = await create(1);
+    const waiting = new InstanceReads(api).waitForStatus(uuid, [2], { timeoutMs: 60, pollIntervalMs: 10 });
+    await expect(waiting).rejects.toBeInstanceOf(TimeoutError);
+    await expect(waiting).rejects.toMatchObject({ lastSeen: "status 1 (initializing)" });
+  });
+
+  it("ends a wait until gone once a walk no longer lists the instance", async () => {
+    const [kept, gone] = await create(2);
+    const reads = new InstanceReads(api);
+    const waiting = reads.waitUntilGone(gone, { timeoutMs: 5_000, pollIntervalMs: 10 });
+    await api.instances.destroy(gone);
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(reads.info(kept)).resolves.toMatchObject({ instance_uuid: kept });
+  });
+});
+
+describe("coalesced instance reads, with records the list answers without info's fields", () => {
+  it("reads a listed record that lacks server_url and server_map with info", async () => {
+    const listed: Instance = { instance_uuid: "ins-1", status: 2 };
+    const full: Instance = { ...listed, server_url: ["https://x"], server_map: [] };
+    const info = jest.fn(async () => full);
+    const fake = {
+      instances: { list: async () => ({ instance_list: [listed], total: 1 }), info },
+    } as unknown as GpuCloudClient;
+    await expect(new InstanceReads(fake).info("ins-1")).resolves.toEqual(full);
+    expect(info).toHaveBeenCalledWith("ins-1");
+  });
+});
