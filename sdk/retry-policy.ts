@@ -19,6 +19,9 @@
  *   must reconcile. A 503 and a 429 say the service turned the request away, so resending is safe
  *   (our choice; api-v2.md is silent on 503).
  * - Waits: exponential backoff with full jitter, capped; never shorter than Retry-After.
+ * - Budgets: a 429 says the service did no work and when to come back, so waiting it out is safe and is
+ *   counted apart from the other failures: a fleet operation that meets a rate limit (hundreds of calls
+ *   at once) waits its turn instead of failing after `maxRetries` refusals.
  */
 
 export type CallSafety = "read" | "idempotent" | "keyed" | "unsafe";
@@ -40,6 +43,30 @@ export interface BackoffSettings {
 }
 
 export const DEFAULT_BACKOFF: BackoffSettings = { baseDelayMs: 500, maxDelayMs: 8000 };
+
+/** Resends of one call after 429s; at a Retry-After of 1 s and the backoff cap, minutes of waiting. */
+export const MAX_RATE_LIMIT_RETRIES = 30;
+
+/** Resends one call has already made, by cause. */
+export interface RetriesSpent {
+  /** After failures other than 429 (lost answers, 5xx, timeouts, unreachable). */
+  ordinary: number;
+  /** After 429 answers. */
+  rateLimited: number;
+}
+
+export const NO_RETRIES_YET: RetriesSpent = { ordinary: 0, rateLimited: 0 };
+
+function isRateLimit(failure: Failure): boolean {
+  return failure.kind === "status" && failure.status === 429;
+}
+
+/** The budget this failure draws on, after counting it: which counter to bump when resending. */
+export function spend(spent: RetriesSpent, failure: Failure): RetriesSpent {
+  return isRateLimit(failure)
+    ? { ...spent, rateLimited: spent.rateLimited + 1 }
+    : { ...spent, ordinary: spent.ordinary + 1 };
+}
 
 type Verdict = "retry" | "fail" | "outcome_unknown";
 
@@ -77,22 +104,26 @@ export function backoffDelay(
 }
 
 /**
- * Decide what to do after attempt number `attempt` (1-based) failed.
- * `maxRetries` is how many resends are allowed after the first attempt.
+ * Decide what to do after an attempt failed, given the resends the call has already made (`spent`).
+ * `maxRetries` is how many resends are allowed after failures other than 429; 429s have their own
+ * budget, MAX_RATE_LIMIT_RETRIES, except that `maxRetries` 0 turns every resend off.
  */
 export function decide(
   safety: CallSafety,
   failure: Failure,
-  attempt: number,
+  spent: RetriesSpent,
   maxRetries: number,
   settings: BackoffSettings = DEFAULT_BACKOFF,
   random: () => number = Math.random,
 ): Decision {
   const v = verdict(safety, failure);
   if (v !== "retry") return { action: v };
-  if (attempt > maxRetries) return { action: "fail" };
+  const [used, budget] = isRateLimit(failure)
+    ? [spent.rateLimited, maxRetries === 0 ? 0 : MAX_RATE_LIMIT_RETRIES]
+    : [spent.ordinary, maxRetries];
+  if (used >= budget) return { action: "fail" };
   const retryAfterMs = failure.kind === "status" ? failure.retryAfterMs : undefined;
-  return { action: "retry", delayMs: backoffDelay(attempt - 1, retryAfterMs, settings, random) };
+  return { action: "retry", delayMs: backoffDelay(used, retryAfterMs, settings, random) };
 }
 
 /**

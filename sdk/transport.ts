@@ -14,7 +14,15 @@ import {
   redact,
   unexpectedShape,
 } from "./errors";
-import { decide, parseRetryAfter, type BackoffSettings, type CallSafety, type Failure } from "./retry-policy";
+import {
+  decide,
+  NO_RETRIES_YET,
+  parseRetryAfter,
+  spend,
+  type BackoffSettings,
+  type CallSafety,
+  type Failure,
+} from "./retry-policy";
 import { isRecord } from "./validation";
 
 export const API_PREFIX = "/api/open/v2";
@@ -250,6 +258,7 @@ export class Transport {
   async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.infer<S>> {
     const relPath = buildPath(spec.path, spec.query);
     const maxRetries = spec.maxRetries ?? this.options.maxRetries;
+    let spent = NO_RETRIES_YET;
     for (let attempt = 1; ; attempt++) {
       const release = await this.slots.acquire(spec.signal);
       let outcome: AttemptOutcome;
@@ -294,10 +303,11 @@ export class Transport {
         retries: attempt - 1,
         error: error.message,
       });
-      const decision = decide(spec.safety, failure, attempt, maxRetries, this.options.backoff);
+      const decision = decide(spec.safety, failure, spent, maxRetries, this.options.backoff);
       if (decision.action === "fail") throw error;
       if (decision.action === "outcome_unknown")
         throw this.outcomeUnknown(spec, relPath, failure, outcome.body);
+      spent = spend(spent, failure);
       await sleep(decision.delayMs, spec.signal);
     }
   }

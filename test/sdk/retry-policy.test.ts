@@ -2,7 +2,9 @@ import {
   backoffDelay,
   decide,
   isOutcomeUnknown,
+  MAX_RATE_LIMIT_RETRIES,
   parseRetryAfter,
+  spend,
   type CallSafety,
   type Failure,
 } from "pulumi-gpucloud/sdk";
@@ -13,12 +15,18 @@ const one = (): number => 0.999999;
 
 describe("retry policy table", () => {
   it.each(ALL)("retries a %s call that never reached the server", (safety) => {
-    expect(decide(safety, { kind: "not_sent" }, 1, 3, settings).action).toBe("retry");
+    expect(decide(safety, { kind: "not_sent" }, { ordinary: 0, rateLimited: 0 }, 3, settings).action).toBe(
+      "retry",
+    );
   });
 
   it.each(ALL)("retries a %s call refused with 429 or 503", (safety) => {
-    expect(decide(safety, { kind: "status", status: 429 }, 1, 3, settings).action).toBe("retry");
-    expect(decide(safety, { kind: "status", status: 503 }, 1, 3, settings).action).toBe("retry");
+    expect(
+      decide(safety, { kind: "status", status: 429 }, { ordinary: 0, rateLimited: 0 }, 3, settings).action,
+    ).toBe("retry");
+    expect(
+      decide(safety, { kind: "status", status: 503 }, { ordinary: 0, rateLimited: 0 }, 3, settings).action,
+    ).toBe("retry");
   });
 
   it.each(["read", "idempotent", "keyed"] as CallSafety[])(
@@ -30,7 +38,7 @@ describe("retry policy table", () => {
         { kind: "status", status: 500 },
         { kind: "status", status: 502 },
       ] as Failure[]) {
-        expect(decide(safety, failure, 1, 3, settings).action).toBe("retry");
+        expect(decide(safety, failure, { ordinary: 0, rateLimited: 0 }, 3, settings).action).toBe("retry");
       }
     },
   );
@@ -42,7 +50,9 @@ describe("retry policy table", () => {
       { kind: "status", status: 500 },
       { kind: "status", status: 504 },
     ] as Failure[]) {
-      expect(decide("unsafe", failure, 1, 3, settings)).toEqual({ action: "outcome_unknown" });
+      expect(decide("unsafe", failure, { ordinary: 0, rateLimited: 0 }, 3, settings)).toEqual({
+        action: "outcome_unknown",
+      });
       expect(isOutcomeUnknown("unsafe", failure)).toBe(true);
     }
     expect(isOutcomeUnknown("unsafe", { kind: "status", status: 503 })).toBe(false);
@@ -51,13 +61,38 @@ describe("retry policy table", () => {
 
   it.each([400, 401, 403, 404, 405, 413, 200])("never retries HTTP %i", (status) => {
     for (const safety of ALL)
-      expect(decide(safety, { kind: "status", status }, 1, 3, settings)).toEqual({ action: "fail" });
+      expect(
+        decide(safety, { kind: "status", status }, { ordinary: 0, rateLimited: 0 }, 3, settings),
+      ).toEqual({ action: "fail" });
   });
 
   it("stops once the retries are spent", () => {
-    expect(decide("read", { kind: "lost" }, 3, 3, settings).action).toBe("retry");
-    expect(decide("read", { kind: "lost" }, 4, 3, settings)).toEqual({ action: "fail" });
-    expect(decide("unsafe", { kind: "not_sent" }, 1, 0, settings)).toEqual({ action: "fail" });
+    expect(decide("read", { kind: "lost" }, { ordinary: 2, rateLimited: 0 }, 3, settings).action).toBe(
+      "retry",
+    );
+    expect(decide("read", { kind: "lost" }, { ordinary: 3, rateLimited: 0 }, 3, settings)).toEqual({
+      action: "fail",
+    });
+    expect(decide("unsafe", { kind: "not_sent" }, { ordinary: 0, rateLimited: 0 }, 0, settings)).toEqual({
+      action: "fail",
+    });
+  });
+
+  it("waits out 429s on their own budget, so a rate limit does not use up the other retries", () => {
+    const refused: Failure = { kind: "status", status: 429, retryAfterMs: 1000 };
+    const spentOnOthers = { ordinary: 3, rateLimited: 0 };
+    expect(decide("idempotent", refused, spentOnOthers, 3, settings).action).toBe("retry");
+    let spent = { ordinary: 0, rateLimited: 0 };
+    for (let i = 0; i < MAX_RATE_LIMIT_RETRIES; i++) spent = spend(spent, refused);
+    expect(spent).toEqual({ ordinary: 0, rateLimited: MAX_RATE_LIMIT_RETRIES });
+    expect(decide("idempotent", refused, spent, 3, settings)).toEqual({ action: "fail" });
+    expect(decide("idempotent", { kind: "lost" }, spent, 3, settings).action).toBe("retry");
+    expect(spend(spent, { kind: "lost" })).toEqual({ ordinary: 1, rateLimited: MAX_RATE_LIMIT_RETRIES });
+  });
+
+  it("resends nothing, not even after a 429, when maxRetries is 0", () => {
+    const refused: Failure = { kind: "status", status: 429, retryAfterMs: 1000 };
+    expect(decide("read", refused, { ordinary: 0, rateLimited: 0 }, 0, settings)).toEqual({ action: "fail" });
   });
 });
 
@@ -78,7 +113,14 @@ describe("backoff", () => {
     expect(backoffDelay(0, 1000, settings, () => 0)).toBe(1000);
     expect(backoffDelay(0, 5000, settings, one)).toBe(5000);
     expect(
-      decide("unsafe", { kind: "status", status: 429, retryAfterMs: 2000 }, 1, 3, settings, () => 0),
+      decide(
+        "unsafe",
+        { kind: "status", status: 429, retryAfterMs: 2000 },
+        { ordinary: 0, rateLimited: 0 },
+        3,
+        settings,
+        () => 0,
+      ),
     ).toEqual({
       action: "retry",
       delayMs: 2000,
