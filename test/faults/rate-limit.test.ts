@@ -4,8 +4,8 @@
  * a 429 it must send nothing before that 429's Retry-After has passed. That is judged on the provider's
  * own request log (GPUCLOUD_REQUEST_LOG), which records when each request went on the wire: arrival
  * times at the emulator cannot tell a request sent too early from one already in flight when the 429
- * was answered, and on a loaded machine those arrive late. At 5 requests per second the storm takes well
- * over a minute by construction, so it runs in `npm run test:faults` (called by .ci/run), not `npm test`.
+ * was answered, and on a loaded machine those arrive late. With reads coalesced into shared list walks
+ * (provider/instance-reads.ts) the storm needs under a hundred requests, so it runs with the suite.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
