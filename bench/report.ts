@@ -26,6 +26,12 @@ function find(records: RunRecord[], scenario: string, n: number, rateLimit: numb
 const ratio = (baseline: number, ours: number): string =>
   ours === 0 ? (baseline === 0 ? "=" : "∞") : `${(baseline / ours).toFixed(1)}x`;
 
+/** "4.5x fewer" or "1.3x more", "3.6x faster" or "4.2x slower": the ratio read in its own direction. */
+function compared(baseline: number, ours: number, better: string, worse: string): string {
+  if (ours === baseline) return "=";
+  return ours < baseline ? `${ratio(baseline, ours)} ${better}` : `${ratio(ours, baseline)} ${worse}`;
+}
+
 /** Polls of a create: list walks and info reads (the one listing taken before the creates included). */
 function pollingCalls(r: RunRecord): number {
   return (r.byEndpoint["GET /instance/list"] ?? 0) + (r.byEndpoint["GET /instance/info"] ?? 0);
@@ -103,8 +109,8 @@ export function table(records: RunRecord[]): string {
       `${atLeast(r)}${r.apiCalls}`,
       `${atLeast(r)}${r.http429}`,
       String(r.wallMs),
-      compare ? `${atLeast(base)}${ratio(base.apiCalls, r.apiCalls)} fewer` : "",
-      compare ? `${ratio(base.wallMs, r.wallMs)} faster` : "",
+      compare ? `${atLeast(base)}${compared(base.apiCalls, r.apiCalls, "fewer", "more")}` : "",
+      compare ? compared(base.wallMs, r.wallMs, "faster", "slower") : "",
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
