@@ -148,37 +148,34 @@ export class Instances {
   }
 
   /** create_by_pod. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
-  async createByPod(params: CreateByPodParams, options: CallOptions = {}): Promise<Instance> {
-    const issues: InputIssue[] = [];
-    requireString(issues, "pod_uuid", params.pod_uuid);
-    requireString(issues, "gpu_uuid", params.gpu_uuid);
-    checkGpuNums(issues, params.gpu_nums);
-    this.ensure("create instance from pod", "/instance/create_by_pod", issues);
-    return this.transport.call({
-      method: "POST",
-      path: "/instance/create_by_pod",
-      json: params,
-      safety: "unsafe",
-      action: `create instance from pod ${params.pod_uuid}`,
-      schema: InstanceSchema,
-      reconcile: RECONCILE_CREATE,
-      signal: options.signal,
-    });
+  createByPod(params: CreateByPodParams, options: CallOptions = {}): Promise<Instance> {
+    return this.create("pod", params.pod_uuid, params, options);
   }
 
   /** create_by_image. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
-  async createByImage(params: CreateByImageParams, options: CallOptions = {}): Promise<Instance> {
+  createByImage(params: CreateByImageParams, options: CallOptions = {}): Promise<Instance> {
+    return this.create("image", params.image_uuid, params, options);
+  }
+
+  /** Both create paths: checked before sending, sent once (`unsafe`), a lost answer reconciled by the caller. */
+  private async create(
+    source: "pod" | "image",
+    sourceUuid: string,
+    params: CreateByPodParams | CreateByImageParams,
+    options: CallOptions,
+  ): Promise<Instance> {
+    const path = `/instance/create_by_${source}`;
     const issues: InputIssue[] = [];
-    requireString(issues, "image_uuid", params.image_uuid);
+    requireString(issues, `${source}_uuid`, sourceUuid);
     requireString(issues, "gpu_uuid", params.gpu_uuid);
     checkGpuNums(issues, params.gpu_nums);
-    this.ensure("create instance from image", "/instance/create_by_image", issues);
+    this.ensure(`create instance from ${source}`, path, issues);
     return this.transport.call({
       method: "POST",
-      path: "/instance/create_by_image",
+      path,
       json: params,
       safety: "unsafe",
-      action: `create instance from image ${params.image_uuid}`,
+      action: `create instance from ${source} ${sourceUuid}`,
       schema: InstanceSchema,
       reconcile: RECONCILE_CREATE,
       signal: options.signal,
