@@ -1,15 +1,18 @@
 /** The summary figures: the provider's size in state, check() speed, and the emulator's own throughput. */
 import * as pulumi from "@pulumi/pulumi";
 import { Agent, request } from "undici";
+import { installPackedCopy } from "../engine/installed";
 import { providers } from "../provider/dynamic";
 import { shimProvider } from "../provider/shim";
 import { BENCH_KEY, BenchCloud } from "./cloud";
 
 export interface SerializedProviderFigure {
-  /** The `__provider` text of one Instance. */
+  /** The `__provider` text of one Instance, with the package installed from its tarball (the users' case). */
   bytesPerCopy: number;
   /** dynamic.Resource stores it twice per resource: as an input and as an output (DESIGN §7). */
   bytesPerResource: number;
+  /** The same with the package reached through a symlink (this repository, npm link): the function shim. */
+  linkedBytesPerCopy: number;
 }
 
 export interface EmulatorThroughput {
@@ -22,10 +25,20 @@ export interface EmulatorThroughput {
 
 /** What dynamic.Resource stores: serializeFunction(() => provider), as @pulumi/pulumi's dynamic module does. */
 export async function serializedProvider(): Promise<SerializedProviderFigure> {
-  const provider = shimProvider("Instance");
-  const { text } = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
-  const bytesPerCopy = Buffer.byteLength(text);
-  return { bytesPerCopy, bytesPerResource: 2 * bytesPerCopy };
+  const project = await installPackedCopy();
+  try {
+    const bytesPerCopy = Buffer.byteLength((await project.storedProviders()).Instance);
+    // This process loads the package from the repository (no node_modules in the path): the function shim.
+    const provider = shimProvider("Instance");
+    const linked = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+    return {
+      bytesPerCopy,
+      bytesPerResource: 2 * bytesPerCopy,
+      linkedBytesPerCopy: Buffer.byteLength(linked.text),
+    };
+  } finally {
+    await project.remove();
+  }
 }
 
 /** Milliseconds for check() of `count` different, valid Instance inputs, one after another. */

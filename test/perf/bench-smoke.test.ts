@@ -48,9 +48,10 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
 
   it("makes no API call for a preview with no change, and reports the summary figures", () => {
     for (const r of results.records.filter((x) => x.scenario === "preview")) expect(r.apiCalls).toBe(0);
-    expect(results.summary.serializedProvider.bytesPerResource).toBe(
-      2 * results.summary.serializedProvider.bytesPerCopy,
-    );
+    const stored = results.summary.serializedProvider;
+    expect(stored.bytesPerResource).toBe(2 * stored.bytesPerCopy);
+    expect(stored.bytesPerResource).toBeLessThanOrEqual(2500);
+    expect(stored.linkedBytesPerCopy).toBeGreaterThan(stored.bytesPerCopy);
     expect(results.summary.checkMsFor1000Inputs).toBeGreaterThan(0);
     expect(results.summary.emulatorThroughput.infoPerSecond).toBeGreaterThan(0);
   });

@@ -22,9 +22,17 @@ async function capture(): Promise<Record<Kind, string>> {
   };
 }
 
-/** A dynamic-provider server with the gpucloud providers; `config` is the stack config sent with Configure. */
-export async function gpucloudHarness(
-  options: { config?: Props; env?: NodeJS.ProcessEnv } = {},
-): Promise<Harness> {
+export interface GpucloudHarnessOptions {
+  /** The stack config sent with Configure. */
+  config?: Props;
+  env?: NodeJS.ProcessEnv;
+  /** The stored providers to run (default: those of this repository's resource classes). */
+  providers?: Record<Kind, string>;
+  /** The server's working directory, where the stored providers resolve their requires. */
+  cwd?: string;
+}
+
+/** A dynamic-provider server running the gpucloud providers. */
+export async function gpucloudHarness(options: GpucloudHarnessOptions = {}): Promise<Harness> {
   return Harness.start({ providers: await providerTexts(), module: "gpucloud", ...options });
 }

@@ -1,6 +1,8 @@
 import { providerTexts } from "./harness";
 
-describe("the serialized provider stored in state", () => {
+// Inside this repository the package is reached through a symlink, so this is the fallback form; the form an
+// installed package stores is tested in installed.test.ts.
+describe("the serialized provider stored in state through a linked package", () => {
   let texts: Awaited<ReturnType<typeof providerTexts>>;
   beforeAll(async () => {
     process.env.GPUCLOUD_API_KEY = "sk-live-must-not-leak";
@@ -11,7 +13,7 @@ describe("the serialized provider stored in state", () => {
     }
   });
 
-  it("is a small shim that requires the implementation by the package's name", () => {
+  it("is a function shim that requires the implementation by the package's name at call time", () => {
     for (const [kind, text] of Object.entries(texts)) {
       console.log(`serialized ${kind} provider: ${Buffer.byteLength(text)} bytes`);
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2500);

@@ -2,7 +2,7 @@
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import { secret, type Harness, type Props } from "../harness";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
-import { gpucloudHarness } from "./harness";
+import { gpucloudHarness, type GpucloudHarnessOptions } from "./harness";
 
 export interface World {
   emu: TestEmulator;
@@ -23,9 +23,13 @@ export interface World {
 /** Polls of the provider's waits: fast, since the simulated clock moves many seconds per real millisecond. */
 const POLL_MS = "10";
 
-export async function startWorld(): Promise<World> {
+/** `server` picks other stored providers or another working directory for the provider server. */
+export async function startWorld(
+  server: Pick<GpucloudHarnessOptions, "providers" | "cwd"> = {},
+): Promise<World> {
   const emu = await startTestEmulator();
   const h = await gpucloudHarness({
+    ...server,
     config: {
       "gpucloud:apiKey": secret(DEMO_KEY),
       "gpucloud:baseUrl": emu.url,
