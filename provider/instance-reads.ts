@@ -21,8 +21,9 @@ import {
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
 /**
- * Polls take at most this share of the time: a walk slowed by 429 pacing or a slow API makes the next
- * one wait longer, leaving the request budget to the writes that polls wait for.
+ * Polls take at most this share of the request budget, leaving the rest to the writes that polls wait
+ * for: a slow API makes the next walk wait longer, and so does a rate limit (a walk then costs one
+ * paced gap per page, however long its requests queued behind the writes).
  */
 export const POLL_SHARE = 0.25;
 /** The largest page the emulator serves; api-v2.md does not show the live service's maximum. */
@@ -35,6 +36,7 @@ export interface Walk {
   consistent: boolean;
   /** One page held the whole list, so nothing can have shifted between pages. */
   atomic: boolean;
+  pages: number;
 }
 
 export interface StatusWaitOptions {
@@ -75,7 +77,8 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class InstanceReads {
   private walksStarted = 0;
   private lastWalkEndedAt = -Infinity;
-  private lastWalkMs = 0;
+  /** What the last walk took of the request budget (see POLL_SHARE). */
+  private lastWalkCostMs = 0;
   private inFlight: Promise<unknown> | undefined;
   private queued: Promise<Walk> | undefined;
   private readonly waiters = new Set<Waiter>();
@@ -188,8 +191,10 @@ export class InstanceReads {
     const number = ++this.walksStarted;
     const startedAt = Date.now();
     const walk = walkList(this.api);
+    let pages: number | undefined;
     const settled = walk.then(
       (w) => {
+        pages = w.pages;
         for (const uuid of w.instances.keys()) this.listed.add(uuid);
         return this.offerToWaiters(number, w);
       },
@@ -198,7 +203,9 @@ export class InstanceReads {
     this.inFlight = settled;
     void settled.then(() => {
       this.lastWalkEndedAt = Date.now();
-      this.lastWalkMs = this.lastWalkEndedAt - startedAt;
+      const pacing = this.api.pacingMs;
+      this.lastWalkCostMs =
+        pacing > 0 && pages !== undefined ? pages * pacing : this.lastWalkEndedAt - startedAt;
       if (this.inFlight === settled) this.inFlight = undefined;
       this.schedulePoll();
     });
@@ -251,7 +258,7 @@ export class InstanceReads {
   private schedulePoll(): void {
     if (this.pollTimer || this.waiters.size === 0) return;
     const interval = Math.min(...[...this.waiters].map((w) => w.pollIntervalMs));
-    const pause = Math.max(interval, this.lastWalkMs * (1 / POLL_SHARE - 1));
+    const pause = Math.max(interval, this.lastWalkCostMs * (1 / POLL_SHARE - 1));
     const dueIn = Math.max(0, this.lastWalkEndedAt + pause - Date.now());
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
@@ -281,7 +288,7 @@ export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): 
     if (res.instance_list.length === 0 || seen >= total) break;
   }
   consistent &&= instances.size === total;
-  return { instances, consistent, atomic: pages === 1 };
+  return { instances, consistent, atomic: pages === 1, pages };
 }
 
 const byClient = new WeakMap<GpuCloudClient, InstanceReads>();

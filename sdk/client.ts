@@ -61,6 +61,14 @@ export class GpuCloudClient {
     this.modelRuns = new ModelRuns(this.transport);
   }
 
+  /**
+   * The gap this client currently leaves between requests, learned from 429s (0 when none came lately).
+   * Under a rate limit each request costs this much of the budget, whatever it waits in the queue.
+   */
+  get pacingMs(): number {
+    return this.transport.pacingMs;
+  }
+
   /** Closes the keep-alive pool; the client cannot be used afterwards. */
   close(): Promise<void> {
     return this.transport.close();

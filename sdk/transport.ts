@@ -106,17 +106,36 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** Sends are spaced this much wider than the rate the server was seen to allow, to absorb network jitter. */
+const PACING_MARGIN = 1.05;
+/** A 429 while pacing means the learned rate was too fast (a shared key, a spent token bucket). */
+const PACING_GROWTH = 1.25;
+/** Without a 429 for this long, the spacing shrinks again, so a raised limit is found. */
+const PACING_MEMORY_MS = 30_000;
+const MAX_SPACING_MS = 5000;
+const UNKNOWN_RATE_SPACING_MS = 50;
+
 /**
- * Client-wide pacing after 429s, so concurrent callers do not stampede: a 429 pauses every new send
- * until its Retry-After has passed, then sends are spaced out. The spacing doubles once per wave of
- * 429s (429s to requests sent before the last doubling belong to the wave already counted) and
- * shrinks by a tenth on each success until it is gone.
+ * Client-wide pacing after 429s, so concurrent callers neither stampede nor waste the allowed rate.
+ * A 429 pauses every new send until its Retry-After has passed (at least a second on this API, so each
+ * avoided 429 is worth about a second of everyone's time). The gate then paces sends at the rate the
+ * server was seen to allow: how many of this client's sends it accepted in the second up to the refused
+ * one, which is exactly the limit for a sliding-window limiter. 429s to requests sent before the gate
+ * reacted belong to the wave already counted; a new wave while pacing widens the spacing by a quarter.
+ * After PACING_MEMORY_MS without a 429, each success shrinks the spacing by a tenth until it is gone.
  */
 export class PacingGate {
   private pausedUntil = 0;
   private nextSlotAt = 0;
   private spacing = 0;
-  private escalatedAt = -Infinity;
+  /** The spacing before the current wave of 429s. */
+  private spacingBeforeWave = 0;
+  private waveStartedAt = -Infinity;
+  /** The latest send the current wave refused: the server's window is judged up to it. */
+  private waveLatestRefused = -Infinity;
+  private lastLimitedAt = -Infinity;
+  /** When each send went out, oldest first, over the last two seconds; refused ones are taken out. */
+  private sends: number[] = [];
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -125,29 +144,56 @@ export class PacingGate {
     return this.spacing;
   }
 
-  async wait(signal?: AbortSignal): Promise<void> {
+  /** Resolves with the time the caller may send (this gate's clock): pass it back to rateLimited. */
+  async wait(signal?: AbortSignal): Promise<number> {
     for (;;) {
       const now = this.now();
       const at = Math.max(now, this.pausedUntil, this.nextSlotAt);
       if (at <= now) {
         this.nextSlotAt = now + this.spacing;
-        return;
+        this.recordSend(now);
+        return now;
       }
       await sleep(at - now, signal);
     }
   }
 
-  /** `sentAt`: when the refused request was sent (this gate's clock). */
+  /** `sentAt`: what wait() resolved with for the refused request. */
   rateLimited(retryAfterMs: number | undefined, sentAt: number): void {
     const now = this.now();
     this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? 1000));
-    if (sentAt < this.escalatedAt) return;
-    this.escalatedAt = now;
-    this.spacing = Math.min(2000, this.spacing === 0 ? 50 : this.spacing * 2);
+    this.lastLimitedAt = now;
+    this.forgetSend(sentAt);
+    // Strictly after: the pause below holds every later send, so a send in the same millisecond as the
+    // wave's start went out before the gate reacted.
+    if (sentAt > this.waveStartedAt) {
+      this.waveStartedAt = now;
+      this.spacingBeforeWave = this.spacing;
+      this.waveLatestRefused = sentAt;
+    }
+    // Requests sent together reach the server in any order, so a refused one may have been sent before
+    // some that were accepted: the window ends at the latest refused send of the wave. Recomputed on
+    // every 429 of the wave, as each takes one more send out of the accepted count.
+    const end = (this.waveLatestRefused = Math.max(this.waveLatestRefused, sentAt));
+    const accepted = this.sends.filter((t) => t >= end - 1000 && t <= end).length;
+    // Nothing accepted says nothing of the rate (the key's budget was spent elsewhere): a short guess.
+    const learned = accepted > 0 ? (PACING_MARGIN * 1000) / accepted : UNKNOWN_RATE_SPACING_MS;
+    this.spacing = Math.min(MAX_SPACING_MS, Math.max(learned, this.spacingBeforeWave * PACING_GROWTH));
   }
 
   succeeded(): void {
+    if (this.now() - this.lastLimitedAt < PACING_MEMORY_MS) return;
     this.spacing = this.spacing < 10 ? 0 : Math.floor(this.spacing * 0.9);
+  }
+
+  private recordSend(at: number): void {
+    this.sends.push(at);
+    while (this.sends.length > 0 && this.sends[0] < at - 2000) this.sends.shift();
+  }
+
+  private forgetSend(at: number): void {
+    const index = this.sends.lastIndexOf(at);
+    if (index >= 0) this.sends.splice(index, 1);
   }
 }
 
@@ -265,8 +311,7 @@ export class Transport {
       let durationMs: number;
       let sentAt: number;
       try {
-        await this.gate.wait(spec.signal);
-        sentAt = Date.now();
+        sentAt = await this.gate.wait(spec.signal);
         const started = performance.now();
         outcome = await this.attempt(spec, relPath);
         durationMs = Math.round(performance.now() - started);
@@ -310,6 +355,10 @@ export class Transport {
       spent = spend(spent, failure);
       await sleep(decision.delayMs, spec.signal);
     }
+  }
+
+  get pacingMs(): number {
+    return this.gate.spacingMs;
   }
 
   async close(): Promise<void> {

@@ -2,26 +2,25 @@
  * Found by the 429 storm: a burst of calls larger than the connection pool passed the pacing gate at
  * once and queued inside the pool, so after the first 429 the pool kept sending them, inside the
  * Retry-After window. Here a server refuses everything with Retry-After: 1 for a second after its first
- * 429 and records when each request arrives.
+ * 429. What was sent when is judged on the client's own log: arrival times cannot tell a request sent too
+ * early from one already in flight when the first 429 was answered, and on a loaded machine a burst of
+ * new connections arrives over tens of milliseconds.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { GpuCloudClient } from "pulumi-gpucloud/sdk";
+import { GpuCloudClient, type RequestEvent } from "pulumi-gpucloud/sdk";
+import { sentInsideRetryAfter } from "./retry-window";
 
 const CALLS = 100;
-/** Requests on the wire when the first 429 leaves arrive just after it; they could not know. */
-const IN_FLIGHT_GRACE_MS = 50;
 
 describe("Retry-After under a burst larger than the connection pool", () => {
   let server: Server;
   let url: string;
-  const arrivals: number[] = [];
   let firstRefusal: number | undefined;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       const now = Date.now();
-      arrivals.push(now);
       req.resume();
       const refusing = firstRefusal === undefined || now < firstRefusal + 1000;
       firstRefusal ??= now;
@@ -40,14 +39,20 @@ describe("Retry-After under a burst larger than the connection pool", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("sends nothing inside the Retry-After window, however many calls wait", async () => {
-    const client = new GpuCloudClient({ baseUrl: url, apiKey: "k", maxRetries: 10 });
+    const sent: RequestEvent[] = [];
+    const client = new GpuCloudClient({
+      baseUrl: url,
+      apiKey: "k",
+      maxRetries: 10,
+      onRequest: (e) => sent.push(e),
+    });
     try {
       const results = await Promise.allSettled(Array.from({ length: CALLS }, () => client.account.balance()));
       expect(results.filter((r) => r.status === "rejected")).toEqual([]);
     } finally {
       await client.close();
     }
-    const early = arrivals.filter((t) => t > firstRefusal! + IN_FLIGHT_GRACE_MS && t < firstRefusal! + 1000);
-    expect(early).toEqual([]);
+    expect(sent.filter((e) => e.status === 429).length).toBeGreaterThanOrEqual(CALLS / 4);
+    expect(sentInsideRetryAfter(sent)).toBe(0);
   });
 });
