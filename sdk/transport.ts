@@ -131,8 +131,8 @@ export class PacingGate {
   /** The spacing before the current wave of 429s. */
   private spacingBeforeWave = 0;
   private waveStartedAt = -Infinity;
-  /** The latest send the current wave refused: the server's window is judged up to it. */
-  private waveLatestRefused = -Infinity;
+  /** The latest refused send (of the current wave, as earlier waves' are older): the window ends there. */
+  private latestRefusedSentAt = -Infinity;
   private lastLimitedAt = -Infinity;
   /** When each send went out, oldest first, over the last two seconds; refused ones are taken out. */
   private sends: number[] = [];
@@ -169,12 +169,12 @@ export class PacingGate {
     if (sentAt > this.waveStartedAt) {
       this.waveStartedAt = now;
       this.spacingBeforeWave = this.spacing;
-      this.waveLatestRefused = sentAt;
     }
     // Requests sent together reach the server in any order, so a refused one may have been sent before
     // some that were accepted: the window ends at the latest refused send of the wave. Recomputed on
     // every 429 of the wave, as each takes one more send out of the accepted count.
-    const end = (this.waveLatestRefused = Math.max(this.waveLatestRefused, sentAt));
+    this.latestRefusedSentAt = Math.max(this.latestRefusedSentAt, sentAt);
+    const end = this.latestRefusedSentAt;
     const accepted = this.sends.filter((t) => t >= end - 1000 && t <= end).length;
     // Nothing accepted says nothing of the rate (the key's budget was spent elsewhere): a short guess.
     const learned = accepted > 0 ? (PACING_MARGIN * 1000) / accepted : UNKNOWN_RATE_SPACING_MS;
