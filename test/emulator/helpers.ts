@@ -130,3 +130,16 @@ export async function runningInstance(
 export async function instanceInfo(t: TestEmulator, uuid: string, key?: string): Promise<Answer<Envelope>> {
   return t.api("GET", "/instance/info", { key, query: { instance_uuid: uuid } });
 }
+
+/** How many requests the emulator's log holds per endpoint ("GET /instance/list"), refused ones included. */
+export async function callsByEndpoint(t: TestEmulator): Promise<Record<string, number>> {
+  const { requests } = (await t.admin("GET", "/requests")).body as unknown as {
+    requests: { method: string; path: string }[];
+  };
+  const counted: Record<string, number> = {};
+  for (const r of requests) {
+    const endpoint = `${r.method} ${r.path.split("?")[0]}`;
+    counted[endpoint] = (counted[endpoint] ?? 0) + 1;
+  }
+  return counted;
+}

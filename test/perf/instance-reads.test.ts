@@ -7,7 +7,14 @@ import {
   type Instance,
 } from "pulumi-gpucloud/sdk";
 import { InstanceReads } from "../../provider/instance-reads";
-import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+import {
+  callsByEndpoint,
+  DEMO_KEY,
+  gpuUuid,
+  pod,
+  startTestEmulator,
+  type TestEmulator,
+} from "../emulator/helpers";
 
 describe("coalesced instance reads against the emulator", () => {
   let t: TestEmulator;
@@ -32,17 +39,7 @@ describe("coalesced instance reads against the emulator", () => {
     return uuids;
   }
 
-  async function calls(): Promise<Record<string, number>> {
-    const { requests } = (await t.admin("GET", "/requests")).body as unknown as {
-      requests: { method: string; path: string }[];
-    };
-    const counted: Record<string, number> = {};
-    for (const r of requests) {
-      const endpoint = `${r.method} ${r.path.split("?")[0]}`;
-      counted[endpoint] = (counted[endpoint] ?? 0) + 1;
-    }
-    return counted;
-  }
+  const calls = () => callsByEndpoint(t);
 
   /** Moves the frozen clock while `work` runs, so waits end without sleeping through real minutes. */
   async function advancing<T>(work: Promise<T>): Promise<T> {

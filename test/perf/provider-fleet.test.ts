@@ -1,4 +1,5 @@
 import type { ResourceState } from "../harness";
+import { callsByEndpoint } from "../emulator/helpers";
 import { startWorld, type World } from "../provider/world";
 
 /** Coalescing as Pulumi drives it: many resources' calls at once through one dynamic-provider server. */
@@ -8,17 +9,7 @@ describe("a fleet of Instances through the provider server", () => {
   afterAll(() => w.stop());
   beforeEach(() => w.emu.admin("POST", "/reset"));
 
-  async function calls(): Promise<Record<string, number>> {
-    const { requests } = (await w.emu.admin("GET", "/requests")).body as unknown as {
-      requests: { method: string; path: string }[];
-    };
-    const counted: Record<string, number> = {};
-    for (const r of requests) {
-      const endpoint = `${r.method} ${r.path.split("?")[0]}`;
-      counted[endpoint] = (counted[endpoint] ?? 0) + 1;
-    }
-    return counted;
-  }
+  const calls = () => callsByEndpoint(w.emu);
 
   /** Running instances made straight through the API, with the state the engine would hold for them. */
   async function fleet(count: number): Promise<ResourceState[]> {
