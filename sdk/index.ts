@@ -33,3 +33,4 @@ export {
   type ManifestParameter,
 } from "./validation";
 export { API_PREFIX, type RequestEvent, type CallOptions } from "./transport";
+export { retryUntil, type RetryUntilOptions } from "./retry-until";
