@@ -1,7 +1,7 @@
 /** The summary figures: the provider's size in state, check() speed, and the emulator's own throughput. */
 import * as pulumi from "@pulumi/pulumi";
 import { Agent, request } from "undici";
-import { installPackedCopy } from "../engine/installed";
+import { installPackedCopy } from "../dev/installed";
 import { providers } from "../provider/dynamic";
 import { shimProvider } from "../provider/shim";
 import { BENCH_KEY, BenchCloud } from "./cloud";

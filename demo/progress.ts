@@ -4,7 +4,7 @@
  * with a spinner; otherwise each status change is printed once, so logs stay readable.
  */
 import { instanceStatusName, type GpuCloudClient } from "../sdk";
-import { typeName, type EngineEvent, type Step } from "../engine";
+import { typeName, type EngineEvent, type Step } from "../testing";
 import type { Style } from "./render";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -40,6 +40,7 @@ export class Progress {
 
   /** Feeds the engine's events: instance steps are watched until they finish. */
   readonly onEvent = (event: EngineEvent): void => {
+    if (event.kind === "late-failure") return;
     const { step } = event;
     if (event.kind === "step-start") {
       if (step.type === INSTANCE_TYPE && step.op !== "delete") {

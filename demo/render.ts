@@ -6,7 +6,7 @@ import {
   type OperationResult,
   type PropertyChange,
   type Step,
-} from "../engine";
+} from "../testing";
 
 const SYMBOL: Record<Op, string> = { create: "+", update: "~", replace: "+-", delete: "-", same: " " };
 

@@ -1,14 +1,13 @@
 /**
  * `npm run demo`: the fleet example (examples/fleet) against a local emulator with a fast simulated
  * clock, through preview, up, drift made behind Pulumi's back, refresh, a repairing up and destroy.
- * Every resource goes through Pulumi's dynamic-provider server (engine/), as under the Pulumi CLI.
+ * Every resource goes through Pulumi's dynamic-provider server (pulumi-gpucloud/testing), as under the Pulumi CLI.
  * Each step's plan is checked: any surprise ends the demo with a non-zero exit code.
  */
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { assertBuilt, ensurePackageLink, REPO_ROOT } from "../dev/self-link";
 import { startEmulator, type RunningEmulator } from "../emulator";
-import { OperationError, REPO_ROOT, secret, Stack, type Op, type OperationResult } from "../engine";
+import { OperationError, secret, Stack, type Op, type OperationResult } from "../testing";
 import { GpuCloudClient } from "../sdk";
 import { Progress, seconds } from "./progress";
 import { countsLine, outputLines, planLines, style, type Style } from "./render";
@@ -56,7 +55,6 @@ export class Demo {
   private stack?: Stack;
   private api?: GpuCloudClient;
   private progress?: Progress;
-  private stateDir?: string;
 
   constructor(private readonly options: DemoOptions = {}) {
     this.write = options.write ?? ((text) => process.stdout.write(text));
@@ -151,7 +149,7 @@ export class Demo {
     }
   }
 
-  /** Stops the provider server and the emulator and removes the state folder; safe to call twice. */
+  /** Stops the provider server and the emulator; safe to call twice. */
   async cleanup(): Promise<void> {
     this.progress?.stop();
     const stack = this.stack;
@@ -161,8 +159,6 @@ export class Demo {
     await stack?.close();
     await api?.close();
     await emulator?.close();
-    if (this.stateDir) fs.rmSync(this.stateDir, { recursive: true, force: true });
-    this.stateDir = undefined;
   }
 
   private async start(count: number, timeScale: number) {
@@ -173,7 +169,6 @@ export class Demo {
     );
     this.api = new GpuCloudClient({ baseUrl: this.emulator.url, apiKey: API_KEY });
     this.progress = new Progress(this.write, this.tty, this.api, this.s);
-    this.stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpucloud-demo-"));
     const config = {
       "gpucloud:baseUrl": this.emulator.url,
       "gpucloud:apiKey": secret(API_KEY),
@@ -192,12 +187,14 @@ export class Demo {
         .map(([k, v]) => `${k}=${v}`)
         .join(" ")}`,
     );
+    // The program reaches the package by its name, as users' programs do: through the repository's self link.
+    assertBuilt();
+    ensurePackageLink();
     this.stack = await Stack.open({
       program: FLEET_PROGRAM,
       project: "gpucloud-fleet",
       stack: "demo",
       config,
-      stateFile: path.join(this.stateDir, "state.json"),
       onEvent: this.progress.onEvent,
     });
     return { stack: this.stack, api: this.api, progress: this.progress };

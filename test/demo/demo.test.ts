@@ -1,4 +1,4 @@
-import { isSecret } from "../../engine";
+import { isSecret } from "../../testing";
 import { DemoError, expectPlan, runDemo, type DemoReport } from "../../demo/run";
 
 function summary(report: DemoReport, step: keyof Omit<DemoReport, "durationMs">) {

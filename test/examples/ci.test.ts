@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { REPO_ROOT } from "../../engine";
+import { REPO_ROOT } from "../../dev/self-link";
 
 // js-yaml comes with @pulumi/pulumi (which reads Pulumi.yaml with it); no typings are installed for it.
 const yaml = require("js-yaml") as { load(text: string): unknown };

@@ -1,4 +1,4 @@
-import { isSecret } from "../../engine";
+import { isSecret } from "../../testing";
 import { API_KEY, openExample, plan, type ExampleRun } from "./helpers";
 
 describe("examples/fleet under the engine", () => {

@@ -1,10 +1,10 @@
 /** Runs an example program under the engine against a fresh emulator whose clock runs fast. */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
-import { REPO_ROOT, secret, Stack, type Op, type OperationResult, type Props } from "../../engine";
+import { assertBuilt, ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
+import { secret, Stack, type Op, type OperationResult, type Props } from "../../testing";
 
 export const API_KEY = "demo-key";
 
@@ -30,8 +30,9 @@ export function compiledExample(name: string): string {
  * 20 ms; idle policies of 30 minutes stay far away (30 real seconds).
  */
 export async function openExample(name: string, config: Props): Promise<ExampleRun> {
+  assertBuilt();
+  ensurePackageLink();
   const emulator = await startEmulator({ port: 0, timeScale: 60, apiKeys: [API_KEY] });
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `gpucloud-${name}-`));
   const api = new GpuCloudClient({ baseUrl: emulator.url, apiKey: API_KEY });
   const stack = await Stack.open({
     program: compiledExample(name),
@@ -43,7 +44,6 @@ export async function openExample(name: string, config: Props): Promise<ExampleR
       "gpucloud:pollIntervalMs": "20",
       ...config,
     },
-    stateFile: path.join(stateDir, "state.json"),
   });
   return {
     stack,
@@ -53,7 +53,6 @@ export async function openExample(name: string, config: Props): Promise<ExampleR
       await stack.close();
       await api.close();
       await emulator.close();
-      fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,42 +1,17 @@
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
-import { isSecret, OperationError, secret, Stack, UNKNOWN, type OperationResult } from "../../engine";
-
-const PROGRAM = path.join(__dirname, "fixtures", "notes-program.ts");
-
-function config(texts: unknown[], shelf?: string) {
-  return {
-    "notes:texts": JSON.stringify(texts),
-    ...(shelf ? { "notes:shelf": shelf } : {}),
-    "fixture:greeting": secret("hello"),
-  };
-}
-
-/** Each step as "name op changed-properties" ("!" marks a property that forces replacement), sorted. */
-function plan(result: OperationResult): string[] {
-  return result.steps
-    .map((s) => [s.name, s.op, ...s.changes.map((c) => `${c.name}${c.replaces ? "!" : ""}`)].join(" "))
-    .sort();
-}
+import { isSecret, OperationError, Stack, UNKNOWN } from "../../testing";
+import { notesConfig, notesWorld, plan, type NotesWorld } from "./notes-world";
 
 describe("the engine (preview, up, refresh, destroy) on a fixture program", () => {
+  let world: NotesWorld;
   let stack: Stack;
-  let dir: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "engine-test-"));
-    stack = await Stack.open({
-      program: PROGRAM,
-      project: "notes",
-      stack: "test",
-      config: config(["a", "b"]),
-      stateFile: path.join(dir, "state.json"),
-    });
+    world = notesWorld();
+    stack = await world.open(["a", "b"]);
   });
   afterAll(async () => {
     await stack.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    world.remove();
   });
 
   it("previews creates without touching the state, outputs not yet known left unknown", async () => {
@@ -46,34 +21,50 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
     expect(stack.current.resources).toEqual([]);
   });
 
-  it("creates, keeps additionalSecretOutputs secret, and records dependencies in the state file", async () => {
+  it("creates, keeps additionalSecretOutputs secret, and records dependencies", async () => {
     const up = await stack.up();
     expect(plan(up)).toEqual(["note-0 create", "note-1 create", "quote create"]);
     expect(isSecret(up.outputs.greeting)).toBe(true);
-    const saved = JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8"));
-    expect(saved.secretOutputs).toEqual(["greeting"]);
-    const byName = Object.fromEntries(saved.resources.map((r: { name: string }) => [r.name, r]));
+    expect(stack.current.secretOutputs).toEqual(["greeting"]);
+    const byName = Object.fromEntries(stack.current.resources.map((r) => [r.name, r]));
     expect(byName["note-0"]).toMatchObject({ secretOutputs: ["greeting"], outputs: { greeting: "hello" } });
     expect(byName.quote.dependencies).toEqual([byName["note-0"].urn]);
   });
 
   it("updates in place, replaces create-before-delete, and deletes what the program dropped", async () => {
-    await stack.setConfig(config(["a", "c"]));
+    await stack.setConfig(notesConfig(["a", "c"]));
     expect(plan(await stack.up())).toEqual(["note-0 same", "note-1 update text", "quote same"]);
 
-    await stack.setConfig(config(["a"], "top"));
+    await stack.setConfig(notesConfig(["a"], "top"));
     expect(plan(await stack.preview())).toEqual(["note-0 replace shelf!", "note-1 delete", "quote same"]);
     const up = await stack.up();
     expect(plan(up)).toEqual(["note-0 delete", "note-0 replace shelf!", "note-1 delete", "quote same"]);
     // The replaced note-0 is deleted once its replacement exists: the delete steps come last.
     expect(up.steps.map((s) => s.op).slice(-2)).toEqual(["delete", "delete"]);
     expect(stack.current.resources.map((r) => r.name).sort()).toEqual(["note-0", "quote"]);
+    expect(Object.keys(world.notes())).toHaveLength(2);
     expect(plan(await stack.refresh())).toEqual(["note-0 same", "quote same"]);
+  });
+
+  it("shows drift made behind its back in refresh and in preview --refresh, and repairs it with up", async () => {
+    const [id] = Object.keys(world.notes()).filter((k) => world.notes()[k].text === "a");
+    const fs = await import("node:fs");
+    const file = `${world.dir}/notes.json`;
+    const store = JSON.parse(fs.readFileSync(file, "utf8"));
+    store.notes[id].text = "changed by hand";
+    fs.writeFileSync(file, JSON.stringify(store));
+
+    expect(plan(await stack.preview({ refresh: true }))).toEqual(["note-0 update text", "quote same"]);
+    // preview --refresh stores nothing it read.
+    expect(stack.current.resources.find((r) => r.name === "note-0")!.outputs.text).toBe("a");
+    expect(plan(await stack.refresh())).toEqual(["note-0 update text", "quote same"]);
+    expect(plan(await stack.up())).toEqual(["note-0 update text", "quote same"]);
+    expect(world.notes()[id].text).toBe("a");
   });
 
   it("stops on a failed check with the provider's reason and keeps the state", async () => {
     const before = stack.current.resources;
-    await stack.setConfig(config([42], "top"));
+    await stack.setConfig(notesConfig([42], "top"));
     const failure = stack.up();
     await expect(failure).rejects.toThrow(OperationError);
     await expect(failure).rejects.toThrow(
@@ -86,5 +77,12 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
     const destroy = await stack.destroy();
     expect(destroy.steps.map((s) => `${s.op} ${s.name}`)).toEqual(["delete quote", "delete note-0"]);
     expect(stack.current.resources).toEqual([]);
+    expect(world.notes()).toEqual({});
+  });
+
+  it("refuses operations once closed", async () => {
+    const closing = await world.open(["a"]);
+    await closing.close();
+    await expect(closing.preview()).rejects.toThrow("The stack is closed: open it again to run operations.");
   });
 });

@@ -1,18 +1,27 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { Harness, secret, serializedProvider, UNKNOWN } from "./index";
 import { Note } from "./fixtures/notes";
 
 describe("the lifecycle harness", () => {
   let harness: Harness;
+  let dir: string;
 
   beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "harness-test-"));
     const text = await serializedProvider(() => new Note("n", { text: "hello" }));
     harness = await Harness.start({
       providers: { Note: text },
       module: "fixture",
       config: { "fixture:greeting": secret("hi there") },
+      env: { ...process.env, NOTES_STORE_FILE: path.join(dir, "notes.json") },
     });
   });
-  afterAll(() => harness.stop());
+  afterAll(async () => {
+    await harness.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it("reports check failures by property and fills check's defaults", async () => {
     expect(await harness.check("Note", { text: 42 })).toEqual({
@@ -32,7 +41,7 @@ describe("the lifecycle harness", () => {
       create: { text: "first" },
       afterCreate: (state) => {
         // Configure's secret arrived unwrapped, as the engine delivers config to acceptSecrets=false servers.
-        expect(state.outputs).toEqual({ text: "first", shelf: "default", greeting: "hi there" });
+        expect(state.outputs).toEqual({ text: "first", shelf: "default", greeting: "hi there", dry: true });
       },
       updates: [
         { inputs: { text: "second" }, expect: { changes: "some" } },

@@ -1,14 +1,16 @@
 import * as assert from "node:assert/strict";
 import {
   assertBuilt,
-  CheckResult,
-  DiffChanges,
-  DiffResult,
   ensurePackageLink,
-  ProviderServer,
-  ProviderServerOptions,
-  Props,
-  ReadResult,
+  reveal,
+  startProviderServer,
+  type CheckResult,
+  type DiffChanges,
+  type DiffResult,
+  type ProviderServer,
+  type ProviderServerOptions,
+  type Props,
+  type ReadResult,
 } from "./server";
 
 const PROVIDER_KEY = "__provider";
@@ -79,7 +81,7 @@ export class Harness {
       assertBuilt();
       ensurePackageLink();
     }
-    const server = await ProviderServer.start(options);
+    const server = await startProviderServer(options);
     if (options.config) await server.configure(options.config);
     return new Harness(server, options);
   }
@@ -98,8 +100,9 @@ export class Harness {
     return text;
   }
 
+  /** As the engine sends them to a server that does not accept secrets: unwrapped, with `__provider`. */
   private withProvider(resource: string, props: Props): Props {
-    return { ...props, [PROVIDER_KEY]: this.provider(resource) };
+    return reveal({ ...props, [PROVIDER_KEY]: this.provider(resource) }) as Props;
   }
 
   async check(resource: string, news: Props, olds: Props = {}): Promise<CheckResult> {

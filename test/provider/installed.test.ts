@@ -3,7 +3,7 @@
  * with `npm pack`'s tarball in node_modules), and the provider server of that project running it.
  */
 import * as path from "node:path";
-import { installPackedCopy, type InstalledProject, type StoredProviders } from "../../engine/installed";
+import { installPackedCopy, type InstalledProject, type StoredProviders } from "../../dev/installed";
 import { isStoredAsRequire, KIND_MODULES, type ModuleLayout } from "../../provider/shim";
 import { DEMO_KEY } from "../emulator/helpers";
 import { startWorld, type World } from "./world";

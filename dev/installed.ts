@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { assertBuilt, REPO_ROOT } from "./server";
+import { assertBuilt, REPO_ROOT } from "./self-link";
 
 const run = promisify(execFile);
 

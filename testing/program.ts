@@ -10,7 +10,7 @@
 import { createRequire } from "node:module";
 import type * as PulumiModule from "@pulumi/pulumi";
 import type * as ResourceProto from "@pulumi/pulumi/proto/resource_pb";
-import { isSecret, UNKNOWN, type Props, type WrappedSecret } from "./server";
+import { isSecret, UNKNOWN, type Props, type WrappedSecret } from "./wire";
 
 type Pulumi = typeof PulumiModule;
 export type ProgramFunction = () => unknown;
@@ -43,6 +43,8 @@ export interface ProgramRunOptions {
   /** Stack config, fully qualified keys; secrets wrapped with `secret()`. */
   config: Props;
   register(registration: Registration): Promise<Resolution>;
+  /** A failure of a run that had already stopped (after another failure) and so was already reported. */
+  onLateFailure?(error: Error): void;
 }
 
 export interface ProgramRun {
@@ -62,6 +64,9 @@ interface RuntimeInternals {
 }
 
 export class Program {
+  /** Stops each run's watch for stray rejections; a run that stopped early keeps its watch until disposal. */
+  private readonly unwatchers = new Set<() => void>();
+
   private constructor(
     private readonly main: ProgramFunction,
     private readonly pulumi: Pulumi,
@@ -69,7 +74,14 @@ export class Program {
 
   static load(file: string): Program {
     const load = createRequire(file);
-    const exported = load(file) as unknown;
+    let exported: unknown;
+    try {
+      exported = load(file);
+    } catch (err) {
+      // Node's own message goes on with a require stack of this package's files: the first line says it all.
+      const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+      throw new Error(`Could not load the program ${file}: ${reason}`);
+    }
     const main =
       typeof exported === "function"
         ? exported
@@ -113,7 +125,7 @@ export class Program {
             const resolution = await work;
             return { id: resolution.id, state: resolution.outputs };
           } catch (err) {
-            errors.push(err instanceof Error ? err : new Error(String(err)));
+            errors.push(asError(err));
             stop();
             throw monitorTerminating();
           } finally {
@@ -132,24 +144,40 @@ export class Program {
     // An error thrown inside an apply that nothing awaits surfaces only as an unhandled rejection; the
     // Pulumi CLI's language host fails the deployment on those too (cmd/run/run.js).
     const stray: Error[] = [];
-    const strayRejection = (reason: unknown) =>
-      stray.push(reason instanceof Error ? reason : new Error(String(reason)));
-    process.on("unhandledRejection", strayRejection);
+    let late = false;
+    const unwatch = strayRejections.watch((error) =>
+      late ? options.onLateFailure?.(error) : stray.push(error),
+    );
+    this.unwatchers.add(unwatch);
+    const done = () => {
+      unwatch();
+      this.unwatchers.delete(unwatch);
+    };
     let outputs: Props = {};
-    try {
-      const completed = (async () => {
-        const result = (await this.main()) ?? {};
-        outputs = (await pulumi.runtime.serializeProperties("outputs", result as Props)) as Props;
-        await (pulumi.runtime as unknown as RuntimeInternals).waitForRPCs();
-      })();
-      // After a failed registration the outputs that depend on it never settle: stop waiting for them.
-      await Promise.race([completed.catch((err: unknown) => strayRejection(err)), stopped]);
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      process.off("unhandledRejection", strayRejection);
-    }
+    const completed = (async () => {
+      const result = (await this.main()) ?? {};
+      outputs = (await pulumi.runtime.serializeProperties("outputs", result as Props)) as Props;
+      await (pulumi.runtime as unknown as RuntimeInternals).waitForRPCs();
+    })().catch((err: unknown) => {
+      if (late) options.onLateFailure?.(asError(err));
+      else stray.push(asError(err));
+    });
+    // After a failed registration the outputs that depend on it never settle: stop waiting for them.
+    const finished = await Promise.race([completed.then(() => true), stopped.then(() => false)]);
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // A run that stopped early may still fail (a data source still under way): those failures stay its own,
+    // not the host process's, until its work settles or the program is disposed of.
+    late = true;
+    if (finished) done();
+    else void completed.then(done);
     return { outputs, errors: [...errors, ...stray] };
+  }
+
+  /** Ends the watch of runs that stopped early and still have work pending. */
+  dispose(): void {
+    for (const unwatch of this.unwatchers) unwatch();
+    this.unwatchers.clear();
   }
 
   /**
@@ -185,6 +213,33 @@ export class Program {
     return value;
   }
 }
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
+/**
+ * Unhandled rejections of this process while a program runs (or while a run that stopped early still has
+ * work pending) are that program's: the latest watcher gets them. With no watcher, none is listened for,
+ * so the host process keeps its own policy.
+ */
+class StrayRejections {
+  private readonly watchers: ((error: Error) => void)[] = [];
+  private readonly onRejection = (reason: unknown) => this.watchers.at(-1)?.(asError(reason));
+
+  watch(watcher: (error: Error) => void): () => void {
+    this.watchers.push(watcher);
+    if (this.watchers.length === 1) process.on("unhandledRejection", this.onRejection);
+    return () => {
+      const index = this.watchers.indexOf(watcher);
+      if (index < 0) return;
+      this.watchers.splice(index, 1);
+      if (this.watchers.length === 0) process.off("unhandledRejection", this.onRejection);
+    };
+  }
+}
+
+const strayRejections = new StrayRejections();
 
 /**
  * What a registration answers after a failure: the engine reports the failure itself, and the program is

@@ -1,0 +1,68 @@
+/**
+ * This repository's own development setup, never part of the published package: the link through which
+ * the examples, the demo and the tests reach the package by its name, and a check that dist/ is not older
+ * than the sources that the serialized providers load from it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/** The repository root: found by walking up, so it is the same from dev/*.ts (jest) and dist/dev/*.js. */
+function repositoryRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, "package.json");
+    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).name === "pulumi-gpucloud") {
+      return dir;
+    }
+    if (path.dirname(dir) === dir) throw new Error(`no pulumi-gpucloud package.json above ${from}`);
+  }
+}
+
+export const REPO_ROOT = repositoryRoot(__dirname);
+
+/**
+ * The linked package the dynamic-provider server resolves `require("pulumi-gpucloud/...")` against
+ * (DESIGN §7): `node_modules/pulumi-gpucloud -> ..` at the repository root, made when absent.
+ */
+export function ensurePackageLink(root: string = REPO_ROOT): void {
+  const link = path.join(root, "node_modules", "pulumi-gpucloud");
+  try {
+    const target = fs.readlinkSync(link);
+    if (path.resolve(path.dirname(link), target) === root) return;
+    fs.unlinkSync(link);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  try {
+    fs.symlinkSync("..", link, "dir");
+  } catch (err) {
+    // Another jest worker may have made the same link a moment ago.
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+}
+
+function newestSource(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts"))
+    .reduce((newest, f) => Math.max(newest, fs.statSync(path.join(dir, f)).mtimeMs), 0);
+}
+
+/**
+ * The shim requires the compiled package, so runs of real providers need `npm run build` first, and a
+ * build older than the sources would test yesterday's code.
+ */
+export function assertBuilt(root: string = REPO_ROOT): void {
+  const entry = path.join(root, "dist", "provider", "dynamic.js");
+  const rebuild =
+    "Run `npm run build` first: the serialized provider requires pulumi-gpucloud/dynamic from dist/.";
+  if (!fs.existsSync(entry))
+    throw new Error(`The provider server needs the compiled package: ${entry} is missing. ${rebuild}`);
+  const built = fs.statSync(entry).mtimeMs;
+  const sources = ["provider", "sdk", "testing"].map((dir) => newestSource(path.join(root, dir)));
+  if (Math.max(...sources) > built)
+    throw new Error(`The compiled package in dist/ is older than provider/, sdk/ or testing/. ${rebuild}`);
+}
+
+/** The repository's dev setup, as `npm ci` makes it (package.json "prepare"): the self link. */
+if (require.main === module) ensurePackageLink();

@@ -1,0 +1,300 @@
+/**
+ * The front door through which the engine reaches a provider. A program registers dynamic resources
+ * (`pulumi-nodejs:dynamic/<module>:<Name>`, with their serialized provider in `__provider`); a front door
+ * decides what the provider and the state see of them:
+ * - the dynamic door hands them as they are to Pulumi's own dynamic-provider server (DESIGN §7);
+ * - the native door hands them to a native provider plugin (DESIGN §8) under the package's own tokens
+ *   (`gpucloud:index:<Name>`), without `__provider`, with the stack config as the provider's properties.
+ * The same program can so run through either door.
+ */
+import * as path from "node:path";
+import {
+  ProviderProcess,
+  pulumiRoot,
+  type CheckResult,
+  type CreateResult,
+  type DiffResult,
+  type ReadResult,
+} from "./provider-process";
+import { reveal, type Props } from "./wire";
+
+const PROVIDER_KEY = "__provider";
+const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/";
+
+/** A resource as the provider behind a front door knows it. */
+export interface ResourceRef {
+  urn: string;
+  type: string;
+  /** The serialized provider of a dynamic resource. */
+  provider?: string;
+}
+
+/** A registration of the program, as a front door admits it. */
+export interface Admitted {
+  /** The type token the provider and the state use. */
+  type: string;
+  provider?: string;
+  /** The inputs without `__provider`. */
+  inputs: Props;
+}
+
+export interface FrontDoor {
+  /** What the provider will see of a resource the program registered; throws for one this door cannot serve. */
+  admit(registration: { urn: string; type: string; inputs: Props }): Admitted;
+  /** The type token the state keeps for a type the program registers. */
+  stateType(programType: string): string;
+  /** Configures the provider with the stack config (fully qualified keys; secrets wrapped). */
+  configure(config: Props): Promise<void>;
+  check(resource: ResourceRef, olds: Props, news: Props): Promise<CheckResult>;
+  diff(resource: ResourceRef, id: string, olds: Props, news: Props): Promise<DiffResult>;
+  create(resource: ResourceRef, inputs: Props): Promise<CreateResult>;
+  read(resource: ResourceRef, id: string, outputs: Props, inputs: Props): Promise<ReadResult>;
+  update(resource: ResourceRef, id: string, olds: Props, news: Props): Promise<Props>;
+  delete(resource: ResourceRef, id: string, outputs: Props): Promise<void>;
+  /** What the provider process wrote to stderr so far. */
+  readonly stderr: string;
+  close(): Promise<void>;
+}
+
+/** Where and how the engine starts a front door's provider process. */
+export interface FrontDoorContext {
+  /** The program's folder: a dynamic resource's stored provider resolves its `require`s from here. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Opens a front door for a stack; `Stack.open` takes one as `frontDoor`. */
+export type FrontDoorFactory = (context: FrontDoorContext) => Promise<FrontDoor>;
+
+/**
+ * Pulumi's dynamic-provider server from @pulumi/pulumi. It takes one argument, an engine address that it
+ * never dials (DESIGN §7).
+ */
+export function startDynamicProviderServer({ cwd, env }: FrontDoorContext): Promise<ProviderProcess> {
+  return ProviderProcess.start({
+    description: "the dynamic-provider server",
+    command: process.execPath,
+    args: [path.join(pulumiRoot(), "cmd", "dynamic-provider", "index.js"), "127.0.0.1:1"],
+    cwd,
+    env,
+  });
+}
+
+/** Every resource through Pulumi's dynamic-provider server, as the Pulumi CLI runs dynamic providers. */
+export function dynamicFrontDoor(): FrontDoorFactory {
+  return async (context) => new DynamicFrontDoor(await startDynamicProviderServer(context));
+}
+
+function withProvider(props: Props, provider: string | undefined): Props {
+  return provider === undefined ? props : { ...props, [PROVIDER_KEY]: provider };
+}
+
+export function withoutProvider(props: Props): Props {
+  const { [PROVIDER_KEY]: _provider, ...rest } = props;
+  return rest;
+}
+
+/**
+ * The server reports acceptSecrets=false, so the engine unwraps secrets before every resource call;
+ * undefined is dropped, as the engine never sends it.
+ */
+function toServer(props: Props, provider: string | undefined): Props {
+  return reveal(withProvider(props, provider)) as Props;
+}
+
+class DynamicFrontDoor implements FrontDoor {
+  constructor(private readonly server: ProviderProcess) {}
+
+  admit(registration: { urn: string; type: string; inputs: Props }): Admitted {
+    if (!registration.type.startsWith(DYNAMIC_PREFIX)) {
+      throw new Error(`${registration.urn}: the dynamic front door serves dynamic resources only.`);
+    }
+    const provider = registration.inputs[PROVIDER_KEY];
+    if (typeof provider !== "string")
+      throw new Error(`${registration.urn} was registered without ${PROVIDER_KEY}.`);
+    return { type: registration.type, provider, inputs: withoutProvider(registration.inputs) };
+  }
+
+  stateType(programType: string): string {
+    return programType;
+  }
+
+  async configure(config: Props): Promise<void> {
+    // Configure receives the whole stack config with fully qualified keys, secrets wrapped (DESIGN §7).
+    await this.server.configure(config);
+  }
+
+  async check(r: ResourceRef, olds: Props, news: Props): Promise<CheckResult> {
+    const oldProps = Object.keys(olds).length > 0 ? toServer(olds, r.provider) : {};
+    const result = await this.server.check(r.urn, oldProps, toServer(news, r.provider));
+    return { ...result, inputs: withoutProvider(result.inputs) };
+  }
+
+  diff(r: ResourceRef, id: string, olds: Props, news: Props): Promise<DiffResult> {
+    return this.server.diff(r.urn, id, toServer(olds, r.provider), toServer(news, r.provider));
+  }
+
+  async create(r: ResourceRef, inputs: Props): Promise<CreateResult> {
+    const created = await this.server.create(r.urn, toServer(inputs, r.provider));
+    return { id: created.id, outputs: withoutProvider(created.outputs) };
+  }
+
+  async read(r: ResourceRef, id: string, outputs: Props, inputs: Props): Promise<ReadResult> {
+    const read = await this.server.read(
+      r.urn,
+      id,
+      toServer(outputs, r.provider),
+      toServer(inputs, r.provider),
+    );
+    return {
+      id: read.id,
+      outputs: withoutProvider(read.outputs),
+      inputs: read.inputs ? withoutProvider(read.inputs) : undefined,
+    };
+  }
+
+  async update(r: ResourceRef, id: string, olds: Props, news: Props): Promise<Props> {
+    return withoutProvider(
+      await this.server.update(r.urn, id, toServer(olds, r.provider), toServer(news, r.provider)),
+    );
+  }
+
+  delete(r: ResourceRef, id: string, outputs: Props): Promise<void> {
+    return this.server.delete(r.urn, id, toServer(outputs, r.provider));
+  }
+
+  get stderr(): string {
+    return this.server.stderr;
+  }
+
+  close(): Promise<void> {
+    return this.server.stop();
+  }
+}
+
+export interface NativeFrontDoorOptions {
+  /** The plugin's package name: `gpucloud`, whose resources are `gpucloud:index:<Name>`. */
+  package: string;
+  /** The plugin executable and its arguments; it prints its port as its first stdout line (DESIGN §8). */
+  command: string;
+  args?: string[];
+}
+
+/** `pulumi-nodejs:dynamic/gpucloud:Instance` -> `gpucloud:index:Instance`; undefined for another package's type. */
+export function nativeType(dynamicType: string, pkg: string): string | undefined {
+  const prefix = `${DYNAMIC_PREFIX}${pkg}:`;
+  if (!dynamicType.startsWith(prefix)) return undefined;
+  return `${pkg}:index:${dynamicType.slice(prefix.length)}`;
+}
+
+/**
+ * The stack config as a native provider's properties, as the Pulumi engine builds the default provider:
+ * the package's keys without their prefix (`gpucloud:apiKey` -> `apiKey`), secrets kept wrapped, and the same
+ * values as the older `variables` map (`gpucloud:config:apiKey`), unwrapped.
+ */
+export function providerConfig(
+  config: Props,
+  pkg: string,
+): { args: Props; variables: Record<string, string> } {
+  const args: Props = {};
+  const variables: Record<string, string> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (!key.startsWith(`${pkg}:`)) continue;
+    const name = key.slice(pkg.length + 1);
+    args[name] = value;
+    const plain = reveal(value);
+    variables[`${pkg}:config:${name}`] = typeof plain === "string" ? plain : JSON.stringify(plain);
+  }
+  return { args, variables };
+}
+
+/**
+ * Every resource of `package` through a native provider plugin. Configure announces acceptSecrets, so
+ * secrets travel wrapped when the plugin accepts them and unwrapped otherwise, as the engine does; the
+ * plugin marks secret outputs by wrapping them, and the engine records those names as secret.
+ */
+export function nativeFrontDoor(options: NativeFrontDoorOptions): FrontDoorFactory {
+  return async ({ cwd, env }) =>
+    new NativeFrontDoor(
+      await ProviderProcess.start({
+        description: `the ${options.package} provider plugin`,
+        command: options.command,
+        args: options.args ?? [],
+        cwd,
+        env,
+      }),
+      options.package,
+    );
+}
+
+class NativeFrontDoor implements FrontDoor {
+  private acceptSecrets = false;
+
+  constructor(
+    private readonly plugin: ProviderProcess,
+    private readonly pkg: string,
+  ) {}
+
+  admit(registration: { urn: string; type: string; inputs: Props }): Admitted {
+    const type = nativeType(registration.type, this.pkg);
+    if (!type) {
+      throw new Error(
+        `${registration.urn}: the ${this.pkg} provider plugin serves ${this.pkg} resources only, not ${registration.type}.`,
+      );
+    }
+    return { type, inputs: withoutProvider(registration.inputs) };
+  }
+
+  stateType(programType: string): string {
+    return nativeType(programType, this.pkg) ?? programType;
+  }
+
+  async configure(config: Props): Promise<void> {
+    const { args, variables } = providerConfig(config, this.pkg);
+    const urn = `urn:pulumi:stack::project::pulumi:providers:${this.pkg}::default`;
+    // Before Configure the engine cannot know whether the plugin accepts secrets: it sends them wrapped.
+    const checked = await this.plugin.checkConfig(urn, {}, args);
+    if (checked && checked.failures.length > 0) {
+      const reasons = checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
+      throw new Error(`The ${this.pkg} provider refused its configuration: ${reasons}`);
+    }
+    const configured = await this.plugin.configure(checked?.inputs ?? args, variables);
+    this.acceptSecrets = configured.acceptSecrets;
+  }
+
+  private wire(props: Props): Props {
+    return this.acceptSecrets ? props : (reveal(props) as Props);
+  }
+
+  check(r: ResourceRef, olds: Props, news: Props): Promise<CheckResult> {
+    return this.plugin.check(r.urn, this.wire(olds), this.wire(news));
+  }
+
+  diff(r: ResourceRef, id: string, olds: Props, news: Props): Promise<DiffResult> {
+    return this.plugin.diff(r.urn, id, this.wire(olds), this.wire(news));
+  }
+
+  create(r: ResourceRef, inputs: Props): Promise<CreateResult> {
+    return this.plugin.create(r.urn, this.wire(inputs));
+  }
+
+  read(r: ResourceRef, id: string, outputs: Props, inputs: Props): Promise<ReadResult> {
+    return this.plugin.read(r.urn, id, this.wire(outputs), this.wire(inputs));
+  }
+
+  update(r: ResourceRef, id: string, olds: Props, news: Props): Promise<Props> {
+    return this.plugin.update(r.urn, id, this.wire(olds), this.wire(news));
+  }
+
+  delete(r: ResourceRef, id: string, outputs: Props): Promise<void> {
+    return this.plugin.delete(r.urn, id, this.wire(outputs));
+  }
+
+  get stderr(): string {
+    return this.plugin.stderr;
+  }
+
+  close(): Promise<void> {
+    return this.plugin.stop();
+  }
+}

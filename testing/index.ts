@@ -1,0 +1,29 @@
+/**
+ * `pulumi-gpucloud/testing`: run a Pulumi program against an emulator (or the live cloud) in your own tests,
+ * without the Pulumi CLI: preview, up, refresh, preview --refresh and destroy, with each step and its changes
+ * as data. Resources go through Pulumi's own dynamic-provider server, as under the CLI.
+ */
+export {
+  OperationError,
+  Stack,
+  StepError,
+  typeName,
+  type EngineEvent,
+  type Op,
+  type Operation,
+  type OperationResult,
+  type PropertyChange,
+  type StackOptions,
+  type Step,
+} from "./stack";
+export type { ResourceRecord, StackState } from "./state";
+export { ResourceInitFailedError } from "./provider-process";
+export {
+  dynamicFrontDoor,
+  nativeFrontDoor,
+  type FrontDoor,
+  type FrontDoorContext,
+  type FrontDoorFactory,
+  type NativeFrontDoorOptions,
+} from "./front-door";
+export { displayValue, isSecret, secret, UNKNOWN, type Props, type WrappedSecret } from "./wire";

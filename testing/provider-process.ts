@@ -1,0 +1,328 @@
+/**
+ * One provider plugin process and a gRPC client that speaks Pulumi's ResourceProvider protocol to it, the
+ * way the Pulumi engine does: the process prints its port as its first stdout line and serves until killed.
+ * It knows nothing of dynamic providers or of `__provider`: the front doors (front-door.ts) add that.
+ *
+ * gRPC and the protocol's message classes are taken from the @pulumi/pulumi this package runs with, so that
+ * the generated client and the channel credentials come from one copy of @grpc/grpc-js.
+ */
+import { ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import type * as GrpcModule from "@grpc/grpc-js";
+import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
+import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
+import type * as StatusProto from "@pulumi/pulumi/proto/status_pb";
+import { reveal, type Props } from "./wire";
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+export interface CheckResult {
+  inputs: Props;
+  failures: CheckFailure[];
+}
+export type DiffChanges = "none" | "some" | "unknown";
+export interface DiffResult {
+  changes: DiffChanges;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+export interface CreateResult {
+  id: string;
+  outputs: Props;
+}
+export interface ReadResult {
+  /** Empty when the resource is gone. */
+  id: string;
+  outputs: Props;
+  inputs?: Props;
+}
+
+/**
+ * The provider made the resource (it has an id and outputs) but could not finish it: Pulumi's
+ * ErrorResourceInitFailed. The engine keeps such a resource in its state with these init errors.
+ */
+export class ResourceInitFailedError extends Error {
+  override readonly name = "ResourceInitFailedError";
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly outputs: Props,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+interface Protocol {
+  grpc: typeof GrpcModule;
+  Struct: typeof StructProto.Struct;
+  provrpc: typeof ProviderGrpc;
+  provproto: typeof ProviderProto;
+  statusproto: typeof StatusProto;
+}
+
+let protocol: Protocol | undefined;
+
+/** The root of the @pulumi/pulumi this package resolves (the user's single copy when installed as a peer). */
+export function pulumiRoot(): string {
+  return path.dirname(require.resolve("@pulumi/pulumi/package.json"));
+}
+
+function loadProtocol(): Protocol {
+  if (protocol) return protocol;
+  const fromPulumi = createRequire(path.join(pulumiRoot(), "package.json"));
+  protocol = {
+    grpc: fromPulumi("@grpc/grpc-js"),
+    Struct: (fromPulumi("google-protobuf/google/protobuf/struct_pb") as typeof StructProto).Struct,
+    provrpc: fromPulumi("./proto/provider_grpc_pb"),
+    provproto: fromPulumi("./proto/provider_pb"),
+    statusproto: fromPulumi("./proto/status_pb"),
+  };
+  return protocol;
+}
+
+function struct(props: Props): StructProto.Struct {
+  return loadProtocol().Struct.fromJavaScript(
+    props as Parameters<typeof StructProto.Struct.fromJavaScript>[0],
+  );
+}
+
+function plain(s: StructProto.Struct | undefined): Props {
+  return (s?.toJavaScript() ?? {}) as Props;
+}
+
+export interface ProviderProcessOptions {
+  /** What the process is, for messages ("the dynamic-provider server"). */
+  description: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+type Callback<Res> = (err: GrpcModule.ServiceError | null, res: Res) => void;
+
+/** Processes still running: killed when this process exits, however it exits, so none outlives its caller. */
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const c of live) c.kill("SIGKILL");
+  });
+}
+
+/** Waits for the port the process prints as its first stdout line. */
+function portOf(child: ChildProcess, description: string, stderr: () => string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.once("line", (line) => {
+      lines.close();
+      resolve(line.trim());
+    });
+    child.once("exit", (code, signal) =>
+      reject(
+        new Error(`${description} exited (${signal ?? code}) before printing its port. ${stderr()}`.trim()),
+      ),
+    );
+    child.once("error", (err) => reject(new Error(`Could not start ${description}: ${err.message}`)));
+  });
+}
+
+export class ProviderProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly client: ProviderGrpc.ResourceProviderClient,
+    private readonly description: string,
+    private readonly log: { text: string },
+  ) {}
+
+  static async start(options: ProviderProcessOptions): Promise<ProviderProcess> {
+    const { grpc, provrpc } = loadProtocol();
+    const child = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    track(child);
+    const log = { text: "" };
+    child.stderr!.on("data", (chunk: Buffer) => (log.text += chunk.toString()));
+    const port = await portOf(child, options.description, () => log.text);
+    const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    return new ProviderProcess(child, client, options.description, log);
+  }
+
+  /** What the process wrote to stderr so far (the dynamic-provider server logs provider failures there). */
+  get stderr(): string {
+    return this.log.text;
+  }
+
+  private get exited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  async stop(): Promise<void> {
+    this.client.close();
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    this.child.kill();
+    await exited;
+  }
+
+  private call<Res>(invoke: (callback: Callback<Res>) => unknown): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      invoke((err, res) => (err ? reject(this.failure(err)) : resolve(res)));
+    });
+  }
+
+  /** The provider's own message; the structured ErrorResourceInitFailed when the call carries one. */
+  private failure(err: GrpcModule.ServiceError): Error {
+    if (this.exited) {
+      const code = this.child.signalCode ?? this.child.exitCode;
+      return new Error(`${this.description} exited (${code}) during the call. ${this.log.text}`.trim());
+    }
+    const message = err.details || err.message;
+    return initFailure(err, message) ?? new Error(message);
+  }
+
+  /** Configure with the provider's configuration; wrapped secrets in `args` stay wrapped when `acceptSecrets`. */
+  async configure(args: Props, variables: Record<string, string> = {}): Promise<{ acceptSecrets: boolean }> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.ConfigureRequest();
+    req.setArgs(struct(args));
+    for (const [key, value] of Object.entries(variables)) req.getVariablesMap().set(key, value);
+    req.setAcceptsecrets(true);
+    const res = await this.call<ProviderProto.ConfigureResponse>((cb) => this.client.configure(req, cb));
+    return { acceptSecrets: res.getAcceptsecrets() };
+  }
+
+  /** CheckConfig; undefined when the provider does not implement it (the engine then skips it too). */
+  async checkConfig(urn: string, olds: Props, news: Props): Promise<CheckResult | undefined> {
+    const { grpc, provproto } = loadProtocol();
+    const req = new provproto.CheckRequest();
+    req.setUrn(urn);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    const res = await new Promise<ProviderProto.CheckResponse | undefined>((resolve, reject) =>
+      this.client.checkConfig(req, (err, answer) => {
+        if (err?.code === grpc.status.UNIMPLEMENTED) resolve(undefined);
+        else if (err) reject(this.failure(err));
+        else resolve(answer);
+      }),
+    );
+    return res && checkResult(res);
+  }
+
+  async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.CheckRequest();
+    req.setUrn(urn);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    const res = await this.call<ProviderProto.CheckResponse>((cb) => this.client.check(req, cb));
+    return checkResult(res);
+  }
+
+  async diff(urn: string, id: string, olds: Props, news: Props): Promise<DiffResult> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.DiffRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    const res = await this.call<ProviderProto.DiffResponse>((cb) => this.client.diff(req, cb));
+    const kinds = provproto.DiffResponse.DiffChanges;
+    const changes = res.getChanges();
+    return {
+      changes: changes === kinds.DIFF_SOME ? "some" : changes === kinds.DIFF_NONE ? "none" : "unknown",
+      replaces: res.getReplacesList(),
+      deleteBeforeReplace: res.getDeletebeforereplace(),
+    };
+  }
+
+  async create(urn: string, inputs: Props): Promise<CreateResult> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.CreateRequest();
+    req.setUrn(urn);
+    req.setProperties(struct(inputs));
+    const res = await this.call<ProviderProto.CreateResponse>((cb) => this.client.create(req, cb));
+    return { id: res.getId(), outputs: plain(res.getProperties()) };
+  }
+
+  async read(urn: string, id: string, outputs: Props, inputs: Props): Promise<ReadResult> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.ReadRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setProperties(struct(outputs));
+    req.setInputs(struct(inputs));
+    const res = await this.call<ProviderProto.ReadResponse>((cb) => this.client.read(req, cb));
+    return {
+      id: res.getId(),
+      outputs: plain(res.getProperties()),
+      inputs: res.getInputs() ? plain(res.getInputs()) : undefined,
+    };
+  }
+
+  async update(urn: string, id: string, olds: Props, news: Props): Promise<Props> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.UpdateRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    const res = await this.call<ProviderProto.UpdateResponse>((cb) => this.client.update(req, cb));
+    return plain(res.getProperties());
+  }
+
+  async delete(urn: string, id: string, outputs: Props): Promise<void> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.DeleteRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setProperties(struct(outputs));
+    await this.call((cb) => this.client.delete(req, cb));
+  }
+}
+
+function checkResult(res: ProviderProto.CheckResponse): CheckResult {
+  return {
+    inputs: plain(res.getInputs()),
+    failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+  };
+}
+
+/**
+ * A `google.rpc.Status` in the `grpc-status-details-bin` metadata whose details hold a
+ * `pulumirpc.ErrorResourceInitFailed`: how a provider reports a resource it made but could not finish.
+ */
+function initFailure(err: GrpcModule.ServiceError, message: string): ResourceInitFailedError | undefined {
+  const [bin] = err.metadata?.get("grpc-status-details-bin") ?? [];
+  if (!bin) return undefined;
+  const { provproto, statusproto } = loadProtocol();
+  const status = statusproto.Status.deserializeBinary(typeof bin === "string" ? Buffer.from(bin) : bin);
+  for (const detail of status.getDetailsList()) {
+    const failed = detail.unpack(
+      provproto.ErrorResourceInitFailed.deserializeBinary,
+      "pulumirpc.ErrorResourceInitFailed",
+    );
+    if (failed) {
+      return new ResourceInitFailedError(
+        message,
+        failed.getId(),
+        reveal(plain(failed.getProperties())) as Props,
+        failed.getReasonsList(),
+      );
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,647 @@
+/**
+ * A miniature Pulumi engine for one stack: preview, up, refresh, preview --refresh and destroy, with the
+ * program run under Pulumi's runtime mocks and every resource handled by a real provider process over gRPC
+ * through a front door (front-door.ts), with the calls the Pulumi engine makes (check, diff, create, update,
+ * read, delete). It follows the engine's rules where this package depends on them: create-before-delete
+ * replacement, dependents deleted first, and resources the provider made but could not finish
+ * (ErrorResourceInitFailed) kept in the state and finished by the next `up`.
+ */
+import * as path from "node:path";
+import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
+import { Program, type Registration, type Resolution } from "./program";
+import { ResourceInitFailedError, type DiffResult, type ReadResult } from "./provider-process";
+import {
+  dependencyLevels,
+  FileStore,
+  MemoryStore,
+  type ResourceRecord,
+  type StackState,
+  type StateStore,
+} from "./state";
+import { holdsSecret, isSecret, reveal, wrapSecrets, type Props } from "./wire";
+
+export type Operation = "preview" | "up" | "refresh" | "destroy";
+/** What happens (or happened) to one resource; a refresh reports drift as `update` and a gone resource as `delete`. */
+export type Op = "create" | "update" | "replace" | "delete" | "same";
+
+export interface PropertyChange {
+  name: string;
+  old?: unknown;
+  new?: unknown;
+  secret: boolean;
+  /** This change is why the resource is replaced. */
+  replaces: boolean;
+}
+
+export interface Step {
+  op: Op;
+  urn: string;
+  type: string;
+  name: string;
+  id?: string;
+  changes: PropertyChange[];
+  /** The provider made the resource but could not finish it: why (it stays in the state with these). */
+  initErrors?: string[];
+}
+
+export interface OperationResult {
+  operation: Operation;
+  steps: Step[];
+  /** Stack outputs: secrets wrapped (see `isSecret`), preview unknowns as UNKNOWN. */
+  outputs: Props;
+  durationMs: number;
+}
+
+export type EngineEvent =
+  | { kind: "step-start"; operation: Operation; step: Step }
+  | { kind: "step-done"; operation: Operation; step: Step; durationMs: number }
+  | { kind: "step-failed"; operation: Operation; step: Step; error: StepError }
+  /** The program failed after its operation had already stopped on another failure. */
+  | { kind: "late-failure"; operation: Operation; error: Error };
+
+/** One step failed; `cause` is the provider's error (a ResourceInitFailedError when it made the resource). */
+export class StepError extends Error {
+  override readonly name = "StepError";
+  constructor(
+    message: string,
+    readonly step: Step,
+    override readonly cause: Error,
+  ) {
+    super(message);
+  }
+}
+
+/** An operation failed; the state keeps whatever was done before the failure. */
+export class OperationError extends Error {
+  override readonly name = "OperationError";
+  constructor(
+    readonly operation: Operation,
+    readonly failures: Error[],
+    readonly steps: Step[],
+  ) {
+    // Resources that fail alike (every instance of a fleet) give one message each.
+    super(`${operation} failed: ${[...new Set(failures.map((f) => f.message))].join("; ")}`);
+  }
+}
+
+export interface StackOptions {
+  /** The compiled program: a module exporting a function that returns the stack outputs. */
+  program: string;
+  project: string;
+  stack: string;
+  /** Stack config with fully qualified keys (`gpucloud:baseUrl`); wrap secrets with `secret()`. */
+  config?: Props;
+  /**
+   * A file to keep the state in between Stack objects; its secret values are sealed with `passphrase`.
+   * Absent: the state lives in this Stack object only.
+   */
+  stateFile?: string;
+  /** Seals the state file's secrets; default: PULUMI_CONFIG_PASSPHRASE from `env`. */
+  passphrase?: string;
+  /** Where the provider process runs (a stored dynamic provider resolves its `require`s here); default: the program's folder. */
+  cwd?: string;
+  /** Environment of the provider process; default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** How resources reach their provider; default: Pulumi's dynamic-provider server. */
+  frontDoor?: FrontDoorFactory;
+  onEvent?: (event: EngineEvent) => void;
+}
+
+/** What one preview or up has seen and done so far. */
+interface Deployment {
+  operation: "preview" | "up";
+  steps: Step[];
+  /** State URNs the program registered. */
+  seen: Set<string>;
+  /** The new state's records, in the order their resources finished. */
+  registered: ResourceRecord[];
+  /** Old records replaced by new ones, deleted at the end. */
+  replaced: ResourceRecord[];
+  /** Old records deleted before their replacement was made (deleteBeforeReplace). */
+  deletedFirst: Set<ResourceRecord>;
+}
+
+/** Pulumi's runtime mocks are global to the process: operations of every Stack take turns. */
+let turn: Promise<unknown> = Promise.resolve();
+function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  const mine = turn.then(work, work);
+  turn = mine.catch(() => undefined);
+  return mine;
+}
+
+/** One stack: its program, its state and one provider process for every operation. */
+export class Stack {
+  private closed = false;
+
+  private constructor(
+    private readonly options: StackOptions & { config: Props; cwd: string; env: NodeJS.ProcessEnv },
+    private readonly program: Program,
+    private readonly store: StateStore,
+    private door: FrontDoor,
+    private state: StackState,
+  ) {}
+
+  /** Loads the program and the state and starts the provider; every failure is a rejection. */
+  static async open(options: StackOptions): Promise<Stack> {
+    const full = {
+      ...options,
+      config: options.config ?? {},
+      cwd: options.cwd ?? path.dirname(options.program),
+      env: options.env ?? process.env,
+    };
+    const store = stateStore(full);
+    const program = Program.load(options.program);
+    const state = store.load(options.project, options.stack);
+    const door = await openDoor(full);
+    return new Stack(full, program, store, door, state);
+  }
+
+  /**
+   * Like `pulumi config set`: the next operations run the program with `config`, and a new provider
+   * process is configured with it (as each run of the Pulumi CLI starts its own).
+   */
+  setConfig(config: Props): Promise<void> {
+    return this.operate(async () => {
+      await this.door.close();
+      this.options.config = config;
+      this.door = await openDoor(this.options);
+    });
+  }
+
+  /** The state as it was last saved: plain values, secret ones named by `secretOutputs`. */
+  get current(): StackState {
+    return this.state;
+  }
+
+  /** What the provider process wrote to stderr so far. */
+  get providerStderr(): string {
+    return this.door.stderr;
+  }
+
+  /** Stops the provider process; the state stays where it is. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.program.dispose();
+    await this.door.close();
+  }
+
+  /**
+   * Runs the program with unknowns and reports what `up` would do; changes nothing. With `refresh`
+   * (`pulumi preview --refresh`), the plan is made against the resources as read back from the cloud, so
+   * drift shows as the changes that would repair it; the refreshed state is not saved.
+   */
+  preview(options: { refresh?: boolean } = {}): Promise<OperationResult> {
+    return this.operate(async () => {
+      if (!options.refresh) return this.deploy("preview");
+      const saved = this.state;
+      const read = await this.readAll();
+      if (read.failures.length > 0) throw new OperationError("preview", read.failures, read.steps);
+      this.state = { ...saved, resources: read.resources };
+      try {
+        return await this.deploy("preview");
+      } finally {
+        this.state = saved;
+      }
+    });
+  }
+
+  /** Runs the program and brings the cloud and the state to it; removes what the program no longer declares. */
+  up(): Promise<OperationResult> {
+    return this.operate(() => this.deploy("up"));
+  }
+
+  /** Reads every resource back from the cloud and stores what it finds: drift shows as `update`, gone as `delete`. */
+  refresh(): Promise<OperationResult> {
+    return this.operate(async () => {
+      const started = Date.now();
+      const { steps, failures, resources } = await this.readAll();
+      this.save({ ...this.state, resources });
+      if (failures.length > 0) throw new OperationError("refresh", failures, steps);
+      return result("refresh", steps, wrapSecrets(this.state.outputs, this.state.secretOutputs), started);
+    });
+  }
+
+  /** Deletes every resource, dependents first; resources with no dependency between them go in parallel. */
+  destroy(): Promise<OperationResult> {
+    return this.operate(async () => {
+      const started = Date.now();
+      const steps: Step[] = [];
+      const { failures, survivors } = await this.deleteAll("destroy", this.state.resources, steps);
+      this.save(
+        failures.length > 0
+          ? { ...this.state, resources: survivors }
+          : { ...this.state, resources: [], outputs: {}, secretOutputs: [] },
+      );
+      if (failures.length > 0) throw new OperationError("destroy", failures, steps);
+      return result("destroy", steps, {}, started);
+    });
+  }
+
+  private operate<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed)
+      return Promise.reject(new Error("The stack is closed: open it again to run operations."));
+    return inTurn(work);
+  }
+
+  /** Every resource read back, in the state's order; one that fails to read stays as it was. */
+  private async readAll(): Promise<{ steps: Step[]; failures: Error[]; resources: ResourceRecord[] }> {
+    const steps: Step[] = [];
+    const failures: Error[] = [];
+    const resources: ResourceRecord[] = [];
+    await Promise.all(
+      this.state.resources.map(async (record) => {
+        try {
+          const refreshed = await this.readBack(record, steps);
+          if (refreshed) resources.push(refreshed);
+        } catch (err) {
+          failures.push(err as Error);
+          resources.push(record);
+        }
+      }),
+    );
+    // Reads finish in any order; report and keep them in the state's order.
+    const order = new Map(this.state.resources.map((r, i) => [r.urn, i]));
+    resources.sort((a, b) => order.get(a.urn)! - order.get(b.urn)!);
+    steps.sort((a, b) => order.get(a.urn)! - order.get(b.urn)!);
+    return { steps, failures, resources };
+  }
+
+  private async deploy(operation: "preview" | "up"): Promise<OperationResult> {
+    const started = Date.now();
+    const preview = operation === "preview";
+    const steps: Step[] = [];
+    const deployment: Deployment = {
+      operation,
+      steps,
+      seen: new Set(),
+      registered: [],
+      replaced: [],
+      deletedFirst: new Set(),
+    };
+    const { registered, replaced } = deployment;
+    const run = await this.program.run({
+      project: this.options.project,
+      stack: this.options.stack,
+      preview,
+      config: this.options.config,
+      register: (registration) => this.register(deployment, registration),
+      onLateFailure: (error) => this.options.onEvent?.({ kind: "late-failure", operation, error }),
+    });
+    const removed = this.state.resources.filter((r) => !deployment.seen.has(r.urn));
+    if (preview) {
+      for (const r of removed) steps.push(stepOf("delete", r));
+      if (run.errors.length > 0) throw new OperationError(operation, run.errors, steps);
+      return result(operation, steps, run.outputs, started);
+    }
+    const failed = run.errors.length > 0;
+    // Replaced resources go after their replacements were made (Pulumi's create-before-delete), even when
+    // another step failed.
+    const replacements = await this.deleteAll(operation, replaced, steps);
+    // After a failure nothing is removed: the program may not have registered everything it declares.
+    const kept = new Set(registered.map((r) => r.urn));
+    const untouched = this.state.resources.filter((r) => !kept.has(r.urn) && !deployment.deletedFirst.has(r));
+    const removals = failed
+      ? { failures: [], survivors: untouched }
+      : await this.deleteAll(operation, removed, steps);
+    const failures = [...run.errors, ...replacements.failures, ...removals.failures];
+    this.save({
+      ...this.state,
+      resources: [...registered, ...removals.survivors],
+      outputs: failed ? this.state.outputs : (reveal(run.outputs) as Props),
+      secretOutputs: failed
+        ? this.state.secretOutputs
+        : Object.keys(run.outputs).filter((k) => holdsSecret(run.outputs[k])),
+    });
+    if (failures.length > 0) throw new OperationError(operation, failures, steps);
+    return result(operation, steps, run.outputs, started);
+  }
+
+  /** One resource of the program: check, diff against the state, then create, update, replace or nothing. */
+  private async register(deployment: Deployment, registration: Registration): Promise<Resolution> {
+    if (!registration.custom) return { outputs: registration.inputs };
+    const admitted = this.door.admit(registration);
+    const urn = stateUrn(registration.urn, this.door);
+    const ref: ResourceRef = { urn, type: admitted.type, provider: admitted.provider };
+    deployment.seen.add(ref.urn);
+    const news = admitted.inputs;
+    const secretNames = [
+      ...new Set([
+        ...registration.additionalSecretOutputs,
+        ...Object.keys(news).filter((k) => holdsSecret(news[k])),
+      ]),
+    ];
+    const old = this.state.resources.find((r) => r.urn === ref.urn);
+    const checked = await this.check(ref, registration.name, news, old);
+    const diff = old
+      ? await this.door
+          .diff(ref, old.id, wrapSecrets(old.outputs, old.secretOutputs), wrapSecrets(checked, secretNames))
+          .catch(failed("diff", registration.name, ref.type))
+      : undefined;
+    const op = planned(old, diff);
+    const step: Step = {
+      op,
+      urn: ref.urn,
+      type: ref.type,
+      name: registration.name,
+      id: old?.id,
+      changes: old && op !== "same" ? changes(old.inputs, checked, secretNames, diff!.replaces) : [],
+    };
+    deployment.steps.push(step);
+    const record = (id: string, outputs: Props, initErrors?: string[]): Resolution => {
+      const names = [
+        ...new Set([...secretNames, ...Object.keys(outputs).filter((k) => holdsSecret(outputs[k]))]),
+      ];
+      const next: ResourceRecord = {
+        urn: ref.urn,
+        type: ref.type,
+        name: registration.name,
+        id,
+        ...(ref.provider !== undefined ? { provider: ref.provider } : {}),
+        inputs: checked,
+        outputs: reveal(outputs) as Props,
+        secretOutputs: names,
+        dependencies: registration.dependencies.map((u) => stateUrn(u, this.door)),
+        ...(initErrors ? { initErrors } : {}),
+      };
+      deployment.registered.push(next);
+      return { id, outputs: wrapSecrets(next.outputs, names) };
+    };
+    if (deployment.operation === "preview") return previewed(op, old, checked, secretNames);
+    if (op === "same") return record(old!.id, wrapSecrets(old!.outputs, old!.secretOutputs));
+    try {
+      const done = await this.apply(deployment.operation, step, () =>
+        this.change(deployment, op, ref, old, wrapSecrets(checked, secretNames), diff),
+      );
+      step.id = done.id;
+      return record(done.id, done.outputs);
+    } catch (err) {
+      const init =
+        err instanceof StepError && err.cause instanceof ResourceInitFailedError ? err.cause : undefined;
+      if (!init) throw err;
+      // Pulumi keeps the resource with its init errors; an update keeps its id (UpdateResponse has none).
+      step.id = op === "update" ? old!.id : init.id;
+      step.initErrors = init.reasons;
+      record(step.id, init.outputs, init.reasons);
+      throw err;
+    }
+  }
+
+  /** Create, update or replace one resource; a replacement's old resource is deleted at the end of the operation. */
+  private async change(
+    deployment: Deployment,
+    op: Op,
+    ref: ResourceRef,
+    old: ResourceRecord | undefined,
+    inputs: Props,
+    diff: DiffResult | undefined,
+  ): Promise<{ id: string; outputs: Props }> {
+    if (op === "update") {
+      const olds = wrapSecrets(old!.outputs, old!.secretOutputs);
+      return { id: old!.id, outputs: await this.door.update(ref, old!.id, olds, inputs) };
+    }
+    const deleteFirst = op === "replace" && diff!.deleteBeforeReplace;
+    if (deleteFirst) {
+      await this.door.delete(refOf(old!), old!.id, wrapSecrets(old!.outputs, old!.secretOutputs));
+      deployment.deletedFirst.add(old!);
+    }
+    // The old resource goes once its replacement exists, even one the provider could not finish.
+    const superseded = () => op === "replace" && !deleteFirst && deployment.replaced.push(old!);
+    try {
+      const created = await this.door.create(ref, inputs);
+      superseded();
+      return created;
+    } catch (err) {
+      if (err instanceof ResourceInitFailedError) superseded();
+      throw err;
+    }
+  }
+
+  private async check(
+    ref: ResourceRef,
+    name: string,
+    news: Props,
+    old: ResourceRecord | undefined,
+  ): Promise<Props> {
+    const olds = old ? wrapSecrets(old.inputs, old.secretOutputs) : {};
+    const checked = await this.door.check(ref, olds, news).catch(failed("check", name, ref.type));
+    if (checked.failures.length > 0) {
+      const reasons = checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
+      throw new Error(`${name} (${typeName(ref.type)}) failed its check: ${reasons}`);
+    }
+    return reveal(checked.inputs) as Props;
+  }
+
+  /**
+   * A resource read back. The provider may answer with another id (Pulumi's refresh allows that), with no
+   * id (the resource is gone), or with init errors (it is there but unfinished: kept, with them).
+   */
+  private async readBack(record: ResourceRecord, steps: Step[]): Promise<ResourceRecord | undefined> {
+    let read: ReadResult;
+    let initErrors: string[] | undefined;
+    try {
+      read = await this.door.read(
+        refOf(record),
+        record.id,
+        wrapSecrets(record.outputs, record.secretOutputs),
+        wrapSecrets(record.inputs, record.secretOutputs),
+      );
+    } catch (err) {
+      if (!(err instanceof ResourceInitFailedError)) {
+        throw new Error(
+          `read of ${record.name} (${typeName(record.type)}) failed: ${(err as Error).message}`,
+        );
+      }
+      read = { id: err.id || record.id, outputs: err.outputs };
+      initErrors = err.reasons;
+    }
+    if (read.id === "") {
+      steps.push(stepOf("delete", record));
+      return undefined;
+    }
+    const outputs = reveal(read.outputs) as Props;
+    const secretOutputs = [
+      ...new Set([
+        ...record.secretOutputs,
+        ...Object.keys(read.outputs).filter((k) => holdsSecret(read.outputs[k])),
+      ]),
+    ];
+    const found = changes(record.outputs, outputs, secretOutputs, []);
+    const op = found.length > 0 || read.id !== record.id ? "update" : "same";
+    steps.push({ ...stepOf(op, record), id: read.id, changes: found, ...(initErrors ? { initErrors } : {}) });
+    const { initErrors: _cleared, ...rest } = record;
+    return {
+      ...rest,
+      id: read.id,
+      outputs,
+      inputs: read.inputs ? (reveal(read.inputs) as Props) : record.inputs,
+      secretOutputs,
+      ...(initErrors ? { initErrors } : {}),
+    };
+  }
+
+  /**
+   * Deletes `records` in reverse dependency order, stopping after a level with a failure; `survivors`
+   * are the records not deleted, which stay in the state.
+   */
+  private async deleteAll(
+    operation: Operation,
+    records: ResourceRecord[],
+    steps: Step[],
+  ): Promise<{ failures: Error[]; survivors: ResourceRecord[] }> {
+    const failures: Error[] = [];
+    const deleted = new Set<ResourceRecord>();
+    for (const level of dependencyLevels(records).reverse()) {
+      await Promise.all(
+        level.map(async (record) => {
+          const step = stepOf("delete", record);
+          steps.push(step);
+          try {
+            await this.apply(operation, step, () =>
+              this.door.delete(refOf(record), record.id, wrapSecrets(record.outputs, record.secretOutputs)),
+            );
+            deleted.add(record);
+          } catch (err) {
+            failures.push(err as Error);
+          }
+        }),
+      );
+      if (failures.length > 0) break;
+    }
+    return { failures, survivors: records.filter((r) => !deleted.has(r)) };
+  }
+
+  private async apply<T>(operation: Operation, step: Step, work: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    this.options.onEvent?.({ kind: "step-start", operation, step });
+    try {
+      const done = await work();
+      this.options.onEvent?.({ kind: "step-done", operation, step, durationMs: Date.now() - started });
+      return done;
+    } catch (err) {
+      const error = stepError(step, err as Error);
+      this.options.onEvent?.({ kind: "step-failed", operation, step, error });
+      throw error;
+    }
+  }
+
+  private save(state: StackState): void {
+    this.state = state;
+    this.store.save(state);
+  }
+}
+
+function stateStore(options: StackOptions & { env: NodeJS.ProcessEnv }): StateStore {
+  if (options.stateFile === undefined) return new MemoryStore();
+  const passphrase = options.passphrase ?? options.env.PULUMI_CONFIG_PASSPHRASE;
+  if (!passphrase) {
+    throw new Error(
+      `Could not open the state file ${options.stateFile}: it needs a passphrase to seal its secrets. ` +
+        "Give Stack.open a passphrase (or set PULUMI_CONFIG_PASSPHRASE), or leave out stateFile to keep the state in memory.",
+    );
+  }
+  return new FileStore(options.stateFile, passphrase);
+}
+
+/** A front door, configured; closed again when configuring fails. */
+async function openDoor(options: {
+  frontDoor?: FrontDoorFactory;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  config: Props;
+}): Promise<FrontDoor> {
+  const door = await (options.frontDoor ?? dynamicFrontDoor())({ cwd: options.cwd, env: options.env });
+  try {
+    await door.configure(options.config);
+  } catch (err) {
+    await door.close();
+    throw new Error(`Could not configure the provider: ${(err as Error).message}`);
+  }
+  return door;
+}
+
+function planned(old: ResourceRecord | undefined, diff: DiffResult | undefined): Op {
+  if (!old) return "create";
+  if (diff!.replaces.length > 0) return "replace";
+  // A resource that was made but not finished is updated even without changes, as Pulumi's step generator
+  // does ("If resource was unchanged, but there were initialization errors, generate an empty update step").
+  if (diff!.changes === "none" && !old.initErrors?.length) return "same";
+  return "update";
+}
+
+/** What a preview tells the program of a resource: outputs it cannot know yet stay unknown. */
+function previewed(
+  op: Op,
+  old: ResourceRecord | undefined,
+  checked: Props,
+  secretNames: string[],
+): Resolution {
+  if (op === "same") return { id: old!.id, outputs: wrapSecrets(old!.outputs, old!.secretOutputs) };
+  if (op === "update")
+    return { id: old!.id, outputs: wrapSecrets({ ...old!.outputs, ...checked }, secretNames) };
+  return { outputs: wrapSecrets(checked, secretNames) };
+}
+
+/** The URN under which the state keeps a resource of the program: its type token as the front door maps it. */
+function stateUrn(programUrn: string, door: FrontDoor): string {
+  const parts = programUrn.split("::");
+  if (parts.length < 4) return programUrn;
+  const types = parts[2].split("$");
+  types[types.length - 1] = door.stateType(types[types.length - 1]);
+  parts[2] = types.join("$");
+  return parts.join("::");
+}
+
+function refOf(record: ResourceRecord): ResourceRef {
+  return { urn: record.urn, type: record.type, provider: record.provider };
+}
+
+function result(operation: Operation, steps: Step[], outputs: Props, started: number): OperationResult {
+  return { operation, steps, outputs, durationMs: Date.now() - started };
+}
+
+/** `pulumi-nodejs:dynamic/gpucloud:Instance` -> `gpucloud:Instance`, as the Pulumi CLI shows dynamic types. */
+export function typeName(type: string): string {
+  return type.replace(/^pulumi-nodejs:dynamic\//, "");
+}
+
+function stepError(step: Step, cause: Error): StepError {
+  let message = `${step.op} of ${step.name} (${typeName(step.type)}) failed: ${cause.message}`;
+  if (cause instanceof ResourceInitFailedError) {
+    const reasons = cause.reasons.filter((r) => !cause.message.includes(r));
+    if (reasons.length > 0) message += ` (${reasons.join("; ")})`;
+    message +=
+      `. The provider made it (id ${cause.id}) but could not finish it: it stays in the state, ` +
+      "and the next up finishes or replaces it.";
+  }
+  return new StepError(message, step, cause);
+}
+
+/** Names the resource and the call in a provider failure (the provider's message names neither). */
+function failed(call: string, name: string, type: string): (err: Error) => never {
+  return (err) => {
+    throw new Error(`${call} of ${name} (${typeName(type)}) failed: ${err.message}`);
+  };
+}
+
+function stepOf(op: Op, record: ResourceRecord): Step {
+  return { op, urn: record.urn, type: record.type, name: record.name, id: record.id, changes: [] };
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/** The properties whose value differs, old to new (absent and null are the same). */
+function changes(olds: Props, news: Props, secrets: string[], replaces: string[]): PropertyChange[] {
+  const names = [...new Set([...Object.keys(olds), ...Object.keys(news)])].sort();
+  return names
+    .filter((name) => !same(olds[name], news[name]))
+    .map((name) => ({
+      name,
+      old: olds[name],
+      new: news[name],
+      secret: secrets.includes(name) || isSecret(olds[name]) || isSecret(news[name]),
+      replaces: replaces.includes(name),
+    }));
+}
