@@ -5,7 +5,7 @@ module.exports = {
   testMatch: ["**/*.test.ts"],
   transform: {
     // Type errors are caught once by `npm run typecheck`; transpiling alone keeps jest fast.
-    "^.+\\.ts$": ["ts-jest", { isolatedModules: true }],
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.jest.json" }],
   },
   moduleNameMapper: {
     "^pulumi-gpucloud$": "<rootDir>/provider/index.ts",
@@ -15,6 +15,8 @@ module.exports = {
   // Babel instrumentation bloats serialized dynamic providers ~35x (DESIGN §7).
   coverageProvider: "v8",
   testTimeout: 30000,
+  // Figures tests report (test/support/figures.ts) are printed once, after the run.
+  reporters: ["default", "<rootDir>/test/support/figures-reporter.js"],
   // Jest's default on a 2-core machine is one worker, but the suites mostly wait on loopback HTTP,
   // child processes and timers: two workers halve the run (209 s to 97 s measured) without starving them.
   maxWorkers: 2,

@@ -11,6 +11,7 @@ import * as path from "node:path";
 import {
   ProviderProcess,
   pulumiRoot,
+  ResourceInitFailedError,
   type CheckResult,
   type CreateResult,
   type DiffResult,
@@ -102,6 +103,14 @@ function toServer(props: Props, provider: string | undefined): Props {
   return reveal(withProvider(props, provider)) as Props;
 }
 
+/** The outputs of a resource the server made but could not finish come with `__provider` too. */
+function initFailureWithoutProvider(err: unknown): never {
+  if (!(err instanceof ResourceInitFailedError)) throw err;
+  throw new ResourceInitFailedError(err.message, err.id, withoutProvider(err.outputs), err.reasons, {
+    cause: err.cause,
+  });
+}
+
 class DynamicFrontDoor implements FrontDoor {
   constructor(private readonly server: ProviderProcess) {}
 
@@ -135,7 +144,9 @@ class DynamicFrontDoor implements FrontDoor {
   }
 
   async create(r: ResourceRef, inputs: Props): Promise<CreateResult> {
-    const created = await this.server.create(r.urn, toServer(inputs, r.provider));
+    const created = await this.server
+      .create(r.urn, toServer(inputs, r.provider))
+      .catch(initFailureWithoutProvider);
     return { id: created.id, outputs: withoutProvider(created.outputs) };
   }
 
@@ -154,9 +165,10 @@ class DynamicFrontDoor implements FrontDoor {
   }
 
   async update(r: ResourceRef, id: string, olds: Props, news: Props): Promise<Props> {
-    return withoutProvider(
-      await this.server.update(r.urn, id, toServer(olds, r.provider), toServer(news, r.provider)),
-    );
+    const updated = await this.server
+      .update(r.urn, id, toServer(olds, r.provider), toServer(news, r.provider))
+      .catch(initFailureWithoutProvider);
+    return withoutProvider(updated);
   }
 
   delete(r: ResourceRef, id: string, outputs: Props): Promise<void> {

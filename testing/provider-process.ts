@@ -53,8 +53,9 @@ export class ResourceInitFailedError extends Error {
     readonly id: string,
     readonly outputs: Props,
     readonly reasons: string[],
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -190,8 +191,9 @@ export class ProviderProcess {
       const code = this.child.signalCode ?? this.child.exitCode;
       return new Error(`${this.description} exited (${code}) during the call. ${this.log.text}`.trim());
     }
+    // The gRPC error stays the cause: its metadata is what the provider answered.
     const message = err.details || err.message;
-    return initFailure(err, message) ?? new Error(message);
+    return initFailure(err, message) ?? new Error(message, { cause: err });
   }
 
   /** Configure with the provider's configuration; wrapped secrets in `args` stay wrapped when `acceptSecrets`. */
@@ -321,6 +323,7 @@ function initFailure(err: GrpcModule.ServiceError, message: string): ResourceIni
         failed.getId(),
         reveal(plain(failed.getProperties())) as Props,
         failed.getReasonsList(),
+        { cause: err },
       );
     }
   }

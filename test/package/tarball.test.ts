@@ -1,0 +1,105 @@
+/**
+ * What `npm pack` puts in the tarball users install: the four entry points' compiled code and types, and
+ * nothing of this repository's own (bench, demo, dev, examples, tests, sources, source maps).
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { REPO_ROOT } from "../../dev/self-link";
+
+const run = promisify(execFile);
+
+interface Manifest {
+  exports: Record<string, string | { types?: string; default?: string }>;
+  typesVersions: Record<string, Record<string, string[]>>;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  engines: { node: string };
+}
+
+/** Folders of the tarball: the compiled entry points (the native plugin's folder will join them). */
+const SHIPPED = /^dist\/(sdk|provider|emulator|testing)\/[^/].*\.(js|d\.ts)$/;
+
+describe("the published package", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as Manifest;
+  let files: string[];
+
+  beforeAll(async () => {
+    // --ignore-scripts: npm test has just built dist/; `prepare` would build it again.
+    const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: REPO_ROOT,
+    });
+    files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
+  });
+
+  const subpaths = () =>
+    Object.entries(manifest.exports).filter(([subpath]) => subpath !== "./package.json") as [
+      string,
+      { types: string; default: string },
+    ][];
+
+  /** The shipped files an export target names; a `*` pattern must match at least one. */
+  const shippedFor = (target: string) => {
+    const pattern = new RegExp(`^${target.slice(2).replace(/[.]/g, "\\.").replace("*", "[^/]+")}$`);
+    return files.filter((f) => pattern.test(f));
+  };
+
+  it("ships every export's code and types", () => {
+    for (const [subpath, target] of subpaths()) {
+      expect({ subpath, js: shippedFor(target.default).length > 0 }).toEqual({ subpath, js: true });
+      expect({ subpath, types: shippedFor(target.types).length > 0 }).toEqual({ subpath, types: true });
+    }
+  });
+
+  it("maps every subpath export in typesVersions, for TypeScript's moduleResolution node", () => {
+    const mapped = manifest.typesVersions["*"];
+    for (const [subpath, target] of subpaths().filter(([s]) => s !== ".")) {
+      expect({ subpath, mapped: mapped[subpath.slice(2)] }).toEqual({
+        subpath,
+        mapped: [target.types.slice(2)],
+      });
+    }
+    expect(Object.keys(mapped).sort()).toEqual(
+      subpaths()
+        .map(([s]) => s.slice(2))
+        .filter(Boolean)
+        .sort(),
+    );
+  });
+
+  it("ships every bin", () => {
+    for (const bin of Object.values(manifest.bin)) expect(files).toContain(bin);
+  });
+
+  it("holds nothing else: no bench, demo, dev, examples, tests, sources or source maps", () => {
+    const others = files.filter((f) => !SHIPPED.test(f) && f !== "package.json" && f !== "README.md");
+    expect(others).toEqual([]);
+    for (const folder of ["bench", "demo", "dev", "examples", "test"]) {
+      expect(files.filter((f) => f.startsWith(`dist/${folder}/`) || f.startsWith(`${folder}/`))).toEqual([]);
+    }
+  });
+
+  it("points no shipped file at a source map", () => {
+    const pointing = files
+      .filter((f) => f.endsWith(".js"))
+      .filter((f) => fs.readFileSync(path.join(REPO_ROOT, f), "utf8").includes("sourceMappingURL"));
+    expect(pointing).toEqual([]);
+  });
+
+  it("takes @pulumi/pulumi from the user's project (a peer), tested here at its lowest version", () => {
+    expect(manifest.dependencies["@pulumi/pulumi"]).toBeUndefined();
+    expect(manifest.peerDependencies["@pulumi/pulumi"]).toBe("^3.248.0");
+    expect(manifest.devDependencies["@pulumi/pulumi"]).toBe("3.248.0");
+    const installed = JSON.parse(
+      fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
+    ) as { version: string };
+    expect(installed.version).toBe("3.248.0");
+  });
+
+  it("claims the Node versions it is tested on: 20 (npm test), 22 (npm run test:e2e)", () => {
+    expect(manifest.engines.node).toBe("^20.19.0 || ^22.0.0");
+  });
+});
