@@ -170,7 +170,8 @@ export class Program {
     // not the host process's, until its work settles or the program is disposed of.
     late = true;
     if (finished) done();
-    else void completed.then(done);
+    // Node reports the rejections of a turn once its microtasks are drained: keep watching until then.
+    else void completed.then(() => setImmediate(done));
     return { outputs, errors: [...errors, ...stray] };
   }
 

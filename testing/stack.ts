@@ -143,17 +143,19 @@ export class Stack {
 
   /** Loads the program and the state and starts the provider; every failure is a rejection. */
   static async open(options: StackOptions): Promise<Stack> {
+    const program = path.resolve(options.program);
     const full = {
       ...options,
+      program,
       config: options.config ?? {},
-      cwd: options.cwd ?? path.dirname(options.program),
+      cwd: path.resolve(options.cwd ?? path.dirname(program)),
       env: options.env ?? process.env,
     };
     const store = stateStore(full);
-    const program = Program.load(options.program);
     const state = store.load(options.project, options.stack);
+    const loaded = Program.load(program);
     const door = await openDoor(full);
-    return new Stack(full, program, store, door, state);
+    return new Stack(full, loaded, store, door, state);
   }
 
   /**

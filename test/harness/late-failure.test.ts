@@ -1,0 +1,100 @@
+/**
+ * Every failure of a program is a rejected operation, never a crash of the process that hosts the engine
+ * (a user's test runner): here a data source that fails after the deployment already stopped on another
+ * failure, in a plain Node process with Node's default policy (an unhandled rejection ends the process).
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { assertBuilt, REPO_ROOT } from "../../dev/self-link";
+
+const run = promisify(execFile);
+
+/**
+ * A program whose first resource fails its check at once while a data source is still under way; the data
+ * source fails when the host says so (after the operation has stopped), so the order never depends on timing.
+ */
+const PROGRAM = `
+const pulumi = require("@pulumi/pulumi");
+const provider = {
+  async check(_olds, news) {
+    return { inputs: news, failures: news.size > 2 ? [{ property: "size", reason: "size must be at most 2" }] : [] };
+  },
+  async create(inputs) {
+    return { id: "box", outs: inputs };
+  },
+};
+class Box extends pulumi.dynamic.Resource {
+  constructor(name, args) {
+    super(provider, name, args, {}, "fixture", "Box");
+  }
+}
+function slowDataSource() {
+  return new Promise((_, reject) => {
+    globalThis.failDataSource = () => reject(new Error("the catalogue could not be read"));
+  });
+}
+module.exports = async () => {
+  new Box("too-big", { size: 3 });
+  const label = pulumi.output(slowDataSource());
+  new Box("labelled", { size: 1, label });
+  return { label };
+};
+`;
+
+/** Runs up, lets the data source fail after up was rejected, then closes: what a user's test might do. */
+const HOST = `
+const { Stack } = require(${JSON.stringify(path.join(REPO_ROOT, "dist", "testing"))});
+(async () => {
+  const stack = await Stack.open({ program: process.argv[2], project: "boxes", stack: "test" });
+  try {
+    await stack.up();
+    console.log("up succeeded");
+  } catch (err) {
+    console.log("up rejected: " + err.message);
+  }
+  globalThis.failDataSource();
+  // Rejections are reported after the microtask queue drains: give the failure a few turns to surface.
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+  await stack.close();
+  console.log("host still running");
+})();
+`;
+
+describe("a program failing after its operation stopped", () => {
+  let dir: string;
+
+  beforeAll(() => {
+    assertBuilt();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "late-failure-"));
+    fs.mkdirSync(path.join(dir, "node_modules", "@pulumi"), { recursive: true });
+    fs.symlinkSync(
+      path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi"),
+      path.join(dir, "node_modules", "@pulumi", "pulumi"),
+    );
+    fs.writeFileSync(path.join(dir, "program.js"), PROGRAM);
+    fs.writeFileSync(path.join(dir, "host.js"), HOST);
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("rejects the operation with the first failure and leaves the host process running", async () => {
+    const { stdout, stderr } = await run(process.execPath, ["host.js", path.join(dir, "program.js")], {
+      cwd: dir,
+    });
+    expect(stdout).toBe(
+      "up rejected: up failed: too-big (fixture:Box) failed its check: size: size must be at most 2\n" +
+        "host still running\n",
+    );
+    expect(stderr).toBe("");
+  });
+
+  it("rejects Stack.open of a program that cannot be loaded, naming it", async () => {
+    const { Stack } = await import("../../testing");
+    const missing = path.join(dir, "missing.js");
+    const opening = Stack.open({ program: missing, project: "boxes", stack: "test" });
+    await expect(opening).rejects.toThrow(`Could not load the program ${missing}: `);
+    await expect(opening).rejects.toThrow("Cannot find module");
+  });
+});
