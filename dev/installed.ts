@@ -28,17 +28,9 @@ export interface InstalledProject {
 }
 
 export async function installPackedCopy(): Promise<InstalledProject> {
-  assertBuilt();
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "gpucloud-installed-"));
   try {
-    const modules = path.join(dir, "node_modules");
-    await unpackInto(dir, path.join(modules, "pulumi-gpucloud"));
-    await fs.promises.cp(
-      path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi"),
-      path.join(modules, "@pulumi", "pulumi"),
-      { recursive: true },
-    );
-    await linkOtherDependencies(modules);
+    await installPackageInto(dir);
     await fs.promises.writeFile(path.join(dir, "program.js"), CAPTURE_PROGRAM);
   } catch (err) {
     await fs.promises.rm(dir, { recursive: true, force: true });
@@ -52,6 +44,30 @@ export async function installPackedCopy(): Promise<InstalledProject> {
     },
     remove: () => fs.promises.rm(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * What `npm install pulumi-gpucloud @pulumi/pulumi` does in the project folder `dir`, without the registry:
+ * the package from `npm pack` in node_modules, recorded in the project's package.json (when it has one) as
+ * a dependency on this version.
+ */
+export async function installPackageInto(dir: string): Promise<void> {
+  assertBuilt();
+  const modules = path.join(dir, "node_modules");
+  await fs.promises.mkdir(modules, { recursive: true });
+  await unpackInto(dir, path.join(modules, "pulumi-gpucloud"));
+  await fs.promises.cp(
+    path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi"),
+    path.join(modules, "@pulumi", "pulumi"),
+    { recursive: true },
+  );
+  await linkOtherDependencies(modules);
+  const manifestFile = path.join(dir, "package.json");
+  if (!fs.existsSync(manifestFile)) return;
+  const manifest = JSON.parse(await fs.promises.readFile(manifestFile, "utf8"));
+  const { version } = JSON.parse(await fs.promises.readFile(path.join(REPO_ROOT, "package.json"), "utf8"));
+  manifest.dependencies = { ...manifest.dependencies, "pulumi-gpucloud": `^${version}` };
+  await fs.promises.writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 async function unpackInto(scratch: string, packageDir: string): Promise<void> {
@@ -70,6 +86,7 @@ async function linkOtherDependencies(modules: string): Promise<void> {
   const source = path.join(REPO_ROOT, "node_modules");
   for (const entry of await fs.promises.readdir(source)) {
     if (entry === "pulumi-gpucloud" || entry === "@pulumi" || entry.startsWith(".")) continue;
+    if (fs.existsSync(path.join(modules, entry))) continue;
     await fs.promises.symlink(path.join(source, entry), path.join(modules, entry), "dir");
   }
 }

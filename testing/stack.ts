@@ -208,9 +208,19 @@ export class Stack {
     });
   }
 
-  /** Runs the program and brings the cloud and the state to it; removes what the program no longer declares. */
-  up(): Promise<OperationResult> {
-    return this.operate(() => this.deploy("up"));
+  /**
+   * Runs the program and brings the cloud and the state to it; removes what the program no longer declares.
+   * With `refresh` (`pulumi up --refresh`), the state is refreshed first, so drift is repaired too.
+   */
+  up(options: { refresh?: boolean } = {}): Promise<OperationResult> {
+    return this.operate(async () => {
+      if (options.refresh) {
+        const read = await this.readAll();
+        this.save({ ...this.state, resources: read.resources });
+        if (read.failures.length > 0) throw new OperationError("up", read.failures, read.steps);
+      }
+      return this.deploy("up");
+    });
   }
 
   /** Reads every resource back from the cloud and stores what it finds: drift shows as `update`, gone as `delete`. */

@@ -1,13 +1,17 @@
 import { isSecret } from "../../testing";
 import { API_KEY, openExample, plan, type ExampleRun } from "./helpers";
 
-describe("examples/fleet under the engine", () => {
+describe("examples/fleet under pulumi-gpucloud/testing, its provider settings from the environment", () => {
   let run: ExampleRun;
   beforeAll(async () => {
-    run = await openExample("fleet", { "fleet:count": "2", "fleet:podTitle": "Ollama Open WebUI" });
+    // At 60x an idle window of 120 minutes lasts two real minutes: longer than this test, even on a busy machine.
+    const config = { "fleet:count": "2", "fleet:podTitle": "Ollama Open WebUI", "fleet:idleMinutes": "120" };
+    run = await openExample("fleet", config, { settingsFrom: "environment" });
   });
   afterAll(() => run.close());
 
+  // The provider process gets this process's environment: up works as preview does (it once failed with
+  // "base URL is not set" while preview, run in this process, worked).
   it("previews, comes up, shows no drift, makes again what was destroyed by hand, and is destroyed", async () => {
     const { stack, api } = run;
     const all = (op: string) => ({

@@ -1,6 +1,6 @@
 import { openExample, plan, type ExampleRun } from "./helpers";
 
-describe("examples/from-image under the engine", () => {
+describe("examples/from-image under pulumi-gpucloud/testing", () => {
   let run: ExampleRun;
   beforeAll(async () => {
     run = await openExample("from-image", { "image:cudaVersion": "12.1", "image:pythonVersion": "3.10" });

@@ -25,23 +25,42 @@ export function compiledExample(name: string): string {
   return compiled;
 }
 
+/** The provider's settings, as the environment variables users may set instead of stack config. */
+const SETTINGS_ENV = ["GPUCLOUD_BASE_URL", "GPUCLOUD_API_KEY", "GPUCLOUD_POLL_INTERVAL_MS"] as const;
+
 /**
- * The emulator's clock runs 60x (an instance starts in one real second) and the provider polls every
- * 20 ms; idle policies of 30 minutes stay far away (30 real seconds).
+ * The example against a fresh emulator whose clock runs 60x (an instance starts in one real second); the
+ * provider polls every 20 ms. With `settingsFrom: "environment"` the provider's settings come from
+ * GPUCLOUD_* variables of this process instead of stack config, as users of the CLI may set them.
  */
-export async function openExample(name: string, config: Props): Promise<ExampleRun> {
+export async function openExample(
+  name: string,
+  config: Props,
+  options: { settingsFrom?: "config" | "environment" } = {},
+): Promise<ExampleRun> {
   assertBuilt();
   ensurePackageLink();
   const emulator = await startEmulator({ port: 0, timeScale: 60, apiKeys: [API_KEY] });
   const api = new GpuCloudClient({ baseUrl: emulator.url, apiKey: API_KEY });
+  const settings = { baseUrl: emulator.url, apiKey: API_KEY, pollIntervalMs: "20" };
+  const fromEnvironment = options.settingsFrom === "environment";
+  if (fromEnvironment) {
+    process.env.GPUCLOUD_BASE_URL = settings.baseUrl;
+    process.env.GPUCLOUD_API_KEY = settings.apiKey;
+    process.env.GPUCLOUD_POLL_INTERVAL_MS = settings.pollIntervalMs;
+  }
   const stack = await Stack.open({
     program: compiledExample(name),
     project: `gpucloud-${name}`,
     stack: "test",
     config: {
-      "gpucloud:baseUrl": emulator.url,
-      "gpucloud:apiKey": secret(API_KEY),
-      "gpucloud:pollIntervalMs": "20",
+      ...(fromEnvironment
+        ? {}
+        : {
+            "gpucloud:baseUrl": settings.baseUrl,
+            "gpucloud:apiKey": secret(settings.apiKey),
+            "gpucloud:pollIntervalMs": settings.pollIntervalMs,
+          }),
       ...config,
     },
   });
@@ -53,6 +72,7 @@ export async function openExample(name: string, config: Props): Promise<ExampleR
       await stack.close();
       await api.close();
       await emulator.close();
+      if (fromEnvironment) for (const name of SETTINGS_ENV) delete process.env[name];
     },
   };
 }
