@@ -68,14 +68,27 @@ export interface FrontDoorContext {
 export type FrontDoorFactory = (context: FrontDoorContext) => Promise<FrontDoor>;
 
 /**
+ * The server ends when its stdin, a pipe from this process, closes: when this process ends, however it
+ * ends (a test runner killed with SIGKILL runs no exit hook), no server is left behind.
+ */
+const EXIT_WITH_ENGINE =
+  'process.stdin.on("end", () => process.exit()).on("error", () => process.exit()).resume();';
+
+/**
  * Pulumi's dynamic-provider server from @pulumi/pulumi. It takes one argument, an engine address that it
  * never dials (DESIGN §7).
  */
 export function startDynamicProviderServer({ cwd, env }: FrontDoorContext): Promise<ProviderProcess> {
+  const server = path.join(pulumiRoot(), "cmd", "dynamic-provider", "index.js");
   return ProviderProcess.start({
     description: "the dynamic-provider server",
     command: process.execPath,
-    args: [path.join(pulumiRoot(), "cmd", "dynamic-provider", "index.js"), "127.0.0.1:1"],
+    args: [
+      "-e",
+      `${EXIT_WITH_ENGINE} require(${JSON.stringify(server)});`,
+      "dynamic-provider",
+      "127.0.0.1:1",
+    ],
     cwd,
     env,
   });

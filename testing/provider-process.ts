@@ -152,7 +152,8 @@ export class ProviderProcess {
     const child = spawn(options.command, options.args, {
       cwd: options.cwd,
       env: options.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      // stdin stays open for the life of this process: a plugin may end itself when it closes.
+      stdio: ["pipe", "pipe", "pipe"],
     });
     track(child);
     const log = { text: "" };
@@ -175,6 +176,7 @@ export class ProviderProcess {
     this.client.close();
     if (this.exited) return;
     const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    this.child.stdin?.end();
     this.child.kill();
     await exited;
   }

