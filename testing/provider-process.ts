@@ -128,6 +128,8 @@ function portOf(child: ChildProcess, description: string, stderr: () => string):
     const lines = readline.createInterface({ input: child.stdout! });
     lines.once("line", (line) => {
       lines.close();
+      // Whatever else it prints is read and dropped, so that its end is seen when it exits.
+      child.stdout!.resume();
       resolve(line.trim());
     });
     child.once("exit", (code, signal) =>
@@ -174,11 +176,15 @@ export class ProviderProcess {
 
   async stop(): Promise<void> {
     this.client.close();
-    if (this.exited) return;
-    const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    if (this.exited) {
+      this.child.stdin?.destroy();
+      return;
+    }
+    const closed = new Promise<void>((resolve) => this.child.once("close", () => resolve()));
     this.child.stdin?.end();
     this.child.kill();
-    await exited;
+    // "close" comes once the process has exited and its stdio pipes are closed: nothing of it stays open.
+    await closed;
   }
 
   private call<Res>(invoke: (callback: Callback<Res>) => unknown): Promise<Res> {
@@ -212,10 +218,7 @@ export class ProviderProcess {
   /** CheckConfig; undefined when the provider does not implement it (the engine then skips it too). */
   async checkConfig(urn: string, olds: Props, news: Props): Promise<CheckResult | undefined> {
     const { grpc, provproto } = loadProtocol();
-    const req = new provproto.CheckRequest();
-    req.setUrn(urn);
-    req.setOlds(struct(olds));
-    req.setNews(struct(news));
+    const req = change(new provproto.CheckRequest(), urn, olds, news);
     const res = await new Promise<ProviderProto.CheckResponse | undefined>((resolve, reject) =>
       this.client.checkConfig(req, (err, answer) => {
         if (err?.code === grpc.status.UNIMPLEMENTED) resolve(undefined);
@@ -228,21 +231,15 @@ export class ProviderProcess {
 
   async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
     const { provproto } = loadProtocol();
-    const req = new provproto.CheckRequest();
-    req.setUrn(urn);
-    req.setOlds(struct(olds));
-    req.setNews(struct(news));
+    const req = change(new provproto.CheckRequest(), urn, olds, news);
     const res = await this.call<ProviderProto.CheckResponse>((cb) => this.client.check(req, cb));
     return checkResult(res);
   }
 
   async diff(urn: string, id: string, olds: Props, news: Props): Promise<DiffResult> {
     const { provproto } = loadProtocol();
-    const req = new provproto.DiffRequest();
-    req.setUrn(urn);
+    const req = change(new provproto.DiffRequest(), urn, olds, news);
     req.setId(id);
-    req.setOlds(struct(olds));
-    req.setNews(struct(news));
     const res = await this.call<ProviderProto.DiffResponse>((cb) => this.client.diff(req, cb));
     const kinds = provproto.DiffResponse.DiffChanges;
     const changes = res.getChanges();
@@ -279,11 +276,8 @@ export class ProviderProcess {
 
   async update(urn: string, id: string, olds: Props, news: Props): Promise<Props> {
     const { provproto } = loadProtocol();
-    const req = new provproto.UpdateRequest();
-    req.setUrn(urn);
+    const req = change(new provproto.UpdateRequest(), urn, olds, news);
     req.setId(id);
-    req.setOlds(struct(olds));
-    req.setNews(struct(news));
     const res = await this.call<ProviderProto.UpdateResponse>((cb) => this.client.update(req, cb));
     return plain(res.getProperties());
   }
@@ -296,6 +290,20 @@ export class ProviderProcess {
     req.setProperties(struct(outputs));
     await this.call((cb) => this.client.delete(req, cb));
   }
+}
+
+/** The fields a Check, CheckConfig, Diff or Update request shares: the resource and its old and new properties. */
+interface ChangeRequest {
+  setUrn(urn: string): unknown;
+  setOlds(olds?: StructProto.Struct): unknown;
+  setNews(news?: StructProto.Struct): unknown;
+}
+
+function change<R extends ChangeRequest>(req: R, urn: string, olds: Props, news: Props): R {
+  req.setUrn(urn);
+  req.setOlds(struct(olds));
+  req.setNews(struct(news));
+  return req;
 }
 
 function checkResult(res: ProviderProto.CheckResponse): CheckResult {

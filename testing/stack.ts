@@ -164,9 +164,11 @@ export class Stack {
    */
   setConfig(config: Props): Promise<void> {
     return this.operate(async () => {
+      // The new provider first: when it cannot start, the stack keeps the old one and its config.
+      const door = await openDoor({ ...this.options, config });
       await this.door.close();
+      this.door = door;
       this.options.config = config;
-      this.door = await openDoor(this.options);
     });
   }
 

@@ -100,10 +100,10 @@ export class Recipe {
   async close(): Promise<void> {
     await this.stack?.close();
     const child = this.emulator?.child;
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const closed = new Promise((resolve) => child.once("close", resolve));
       child.kill();
-      await exited;
+      await closed;
     }
   }
 
@@ -196,7 +196,12 @@ export class Recipe {
     let stderr = "";
     child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const first = await new Promise<string>((resolve, reject) => {
-      readline.createInterface({ input: child.stdout! }).once("line", resolve);
+      const lines = readline.createInterface({ input: child.stdout! });
+      lines.once("line", (text) => {
+        lines.close();
+        child.stdout!.resume();
+        resolve(text);
+      });
       child.once("exit", (code) => reject(new Error(`"${line}" exited (${code}): ${stderr}`)));
     });
     const url = /listening on (\S+)/.exec(first)?.[1];

@@ -1,4 +1,4 @@
-import { isSecret, OperationError, Stack, UNKNOWN } from "../../testing";
+import { isSecret, OperationError, secret, Stack, UNKNOWN } from "../../testing";
 import { notesConfig, notesWorld, plan, type NotesWorld } from "./notes-world";
 
 describe("the engine (preview, up, refresh, destroy) on a fixture program", () => {
@@ -62,6 +62,12 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
     expect(world.notes()[id].text).toBe("a");
   });
 
+  it("configures a fresh provider with the new config, as each run of the CLI does", async () => {
+    await stack.setConfig({ ...notesConfig(["a", "b"], "top"), "fixture:greeting": secret("bonjour") });
+    expect(plan(await stack.up())).toEqual(["note-0 same", "note-1 create", "quote same"]);
+    expect(stack.current.resources.find((r) => r.name === "note-1")!.outputs.greeting).toBe("bonjour");
+  });
+
   it("stops on a failed check with the provider's reason and keeps the state", async () => {
     const before = stack.current.resources;
     await stack.setConfig(notesConfig([42], "top"));
@@ -75,7 +81,8 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
 
   it("destroys dependents first", async () => {
     const destroy = await stack.destroy();
-    expect(destroy.steps.map((s) => `${s.op} ${s.name}`)).toEqual(["delete quote", "delete note-0"]);
+    const [first, ...rest] = destroy.steps.map((s) => `${s.op} ${s.name}`);
+    expect([first, rest.sort()]).toEqual(["delete quote", ["delete note-0", "delete note-1"]]);
     expect(stack.current.resources).toEqual([]);
     expect(world.notes()).toEqual({});
   });
