@@ -55,6 +55,7 @@ export function documentOf(page: Page, view: View, messages: Messages, version: 
           ${actionForm(view, "reset", {}, "Reset emulator", {
             confirm: "Reset the emulator to its seed? Every instance, run, balance change and fault goes.",
             className: "danger",
+            returnTo: consolePaths.home,
           })}
         </header>
         <div class="messages">

@@ -31,8 +31,8 @@ function userInstances(view: View, user: UserSummary, instances: InstanceRow[], 
       html`<tr>
         <th scope="row">${instanceLink(i)}</th>
         <td>${statusOf(i, view.now)}</td>
-        <td>${gpuOf(i)}</td>
-        <td>${cny(i.hourly_price)}/h</td>
+        <td class="nowrap">${gpuOf(i)}</td>
+        <td class="nowrap">${cny(i.hourly_price)}/h</td>
         <td>${idlePolicyOf(i.idle_close)}</td>
         <td>${utilizationOf(i.utilization)}</td>
         <td>${servicesOf(i.server_map)}</td>
@@ -87,28 +87,36 @@ function gpuOf(i: InstanceRow): string {
 
 function thresholdOf(value: number): string {
   if (value === SKIP_THRESHOLD) return "not checked";
-  if (value === 0) return `≤ ${PLATFORM_IDLE_THRESHOLD} % (platform)`;
+  if (value === 0) return `≤ ${PLATFORM_IDLE_THRESHOLD} %`;
   return `≤ ${value} %`;
 }
 
 function idlePolicyOf(policy: IdlePolicy | null): Html {
   if (!policy) return html`<span class="muted">none</span>`;
-  return html`${policy.destroy ? "destroy" : "stop"} after ${policy.idle_period_minutes} min idle
-    <span class="muted"
-      >GPU ${thresholdOf(policy.idle_gpu_threshold)}, memory ${thresholdOf(policy.idle_fb_threshold)}</span
-    >`;
+  const thresholds = `GPU ${thresholdOf(policy.idle_gpu_threshold)}, memory ${thresholdOf(policy.idle_fb_threshold)}`;
+  return html`<span class="nowrap"
+      >${policy.destroy ? "destroy" : "stop"} after ${policy.idle_period_minutes} min</span
+    >
+    idle <small>${thresholds}</small>`;
 }
 
 function utilizationOf(gpus: Utilization[]): Html {
   return html`<ul class="plain">
-    ${gpus.map((u, index) => html`<li>GPU ${index}: ${u.gpu} %, memory ${u.fb} %</li>`)}
+    ${gpus.map(
+      (u, index) =>
+        html`<li class="nowrap">GPU${gpus.length > 1 ? ` ${index}:` : ""} ${u.gpu} %, memory ${u.fb} %</li>`,
+    )}
   </ul>`;
 }
 
 function servicesOf(services: ServerMapEntry[]): Html {
   return html`<ul class="plain">
     ${services.map(
-      (s) => html`<li>${s.title} <code>${s.url}</code>${s.ssh_info && html` <i>password hidden</i>`}</li>`,
+      (s) =>
+        html`<li>
+          ${s.title}${s.ssh_info && html` <i class="muted">password hidden</i>`}
+          <small><code>${s.url}</code></small>
+        </li>`,
     )}
   </ul>`;
 }
@@ -200,21 +208,25 @@ function servicesTable(services: ServerMapEntry[]): Html {
   );
 }
 
-/** The start of a form panel under its own heading, which names the form. */
-function formStart(view: View, action: string, i: InstanceRow, heading: string): Html {
+/** A form panel under its own heading, which names the form. */
+function panelForm(view: View, action: string, i: InstanceRow, heading: string, fields: Html): Html {
   const id = `${action}-heading`;
   return html`<h3 id="${id}">${heading}</h3>
     <form method="post" action="${consolePaths.action(action)}" class="panel" aria-labelledby="${id}">
-      ${hidden({ ...instanceFields(i), return_to: view.path })}
+      ${hidden({ ...instanceFields(i), return_to: view.path })} ${fields}
     </form>`;
 }
 
 function renameForm(view: View, i: InstanceRow): Html {
-  return html`${formStart(view, "rename", i, "Title")}
-    <label for="title">Title</label>
-    <input id="title" name="title" type="text" value="${i.title}" autocomplete="off" />
-    <button type="submit">Rename</button>
-  </form>`;
+  return panelForm(
+    view,
+    "rename",
+    i,
+    "Rename",
+    html`<label for="title">Title</label>
+      <input id="title" name="title" type="text" value="${i.title}" autocomplete="off" />
+      <button type="submit">Rename</button>`,
+  );
 }
 
 function powerForms(view: View, i: InstanceRow): Html {
@@ -230,35 +242,33 @@ function idlePolicyForms(view: View, i: InstanceRow): Html {
   const threshold = (id: string, name: string, label: string, value: number) =>
     html`<label for="${id}">${label}</label>
       <input id="${id}" name="${name}" type="number" min="0" max="100" step="1" value="${value}" />`;
-  return html`${formStart(view, "idle-policy", i, "Idle policy")}
-      <label for="idle-period">Idle period</label>
-      <select id="idle-period" name="idle_period_minutes">
-        ${IDLE_PERIODS.filter((p) => p > 0).map(
-          (p) => html`<option value="${p}" ${p === period ? html`selected` : ""}>${p} minutes</option>`,
-        )}
-      </select>
-      <label class="check"
-        ><input type="checkbox" name="destroy" ${policy?.destroy ? html`checked` : ""} /> Destroy instead of
-        stop</label
-      >
-      ${threshold("idle-gpu", "idle_gpu_threshold", "GPU threshold (%)", policy?.idle_gpu_threshold ?? 0)}
-      ${threshold("idle-fb", "idle_fb_threshold", "Memory threshold (%)", policy?.idle_fb_threshold ?? 0)}
-      <p class="hint muted">0 is the platform's threshold, 100 skips that check.</p>
-      <button type="submit">Set idle policy</button>
-    </form>
-    ${policy && actionForm(view, "cancel-idle-policy", instanceFields(i), "Cancel idle policy")}`;
+  const periods = IDLE_PERIODS.filter((p) => p > 0).map(
+    (p) => html`<option value="${p}" ${p === period ? html`selected` : ""}>${p} minutes</option>`,
+  );
+  const fields = html`<label for="idle-period">Idle period</label>
+    <select id="idle-period" name="idle_period_minutes">
+      ${periods}
+    </select>
+    <label class="check">
+      <input type="checkbox" name="destroy" ${policy?.destroy ? html`checked` : ""} /> Destroy instead of stop
+    </label>
+    ${threshold("idle-gpu", "idle_gpu_threshold", "GPU threshold (%)", policy?.idle_gpu_threshold ?? 0)}
+    ${threshold("idle-fb", "idle_fb_threshold", "Memory threshold (%)", policy?.idle_fb_threshold ?? 0)}
+    <p class="hint muted">0 is the platform's threshold, 100 skips that check.</p>
+    <button type="submit">Set idle policy</button>`;
+  return html`${panelForm(view, "idle-policy", i, "Idle policy", fields)}
+  ${policy && actionForm(view, "cancel-idle-policy", instanceFields(i), "Cancel idle policy")}`;
 }
 
 function utilizationForm(view: View, i: InstanceRow): Html {
   const first = i.utilization[0] ?? { gpu: 0, fb: 0 };
-  return html`${formStart(view, "utilization", i, "GPU utilisation")}
-    <label for="util-gpu">GPU utilisation (%)</label>
+  const fields = html`<label for="util-gpu">GPU utilisation (%)</label>
     <input id="util-gpu" name="gpu" type="number" min="0" max="100" step="1" value="${first.gpu}" />
     <label for="util-fb">Memory utilisation (%)</label>
     <input id="util-fb" name="fb" type="number" min="0" max="100" step="1" value="${first.fb}" />
     <p class="hint muted">Every GPU of the instance reports these; idle policies compare them.</p>
-    <button type="submit">Set utilisation</button>
-  </form>`;
+    <button type="submit">Set utilisation</button>`;
+  return panelForm(view, "utilization", i, "GPU utilisation", fields);
 }
 
 /** `/console/users/:user`: a user's money (balance, bills, recharges, runs) and stored things. */

@@ -28,7 +28,10 @@ export const CONSOLE_SCRIPT = String.raw`"use strict";
     if (field.type === "hidden") return false;
     if (field.type === "checkbox" || field.type === "radio") return field.checked !== field.defaultChecked;
     if (field.tagName === "SELECT") {
-      return Array.prototype.some.call(field.options, function (o) { return o.selected !== o.defaultSelected; });
+      // With no option marked selected in the page, the browser shows the first one.
+      var shown = 0;
+      for (var i = 0; i < field.options.length; i++) if (field.options[i].defaultSelected) shown = i;
+      return field.selectedIndex !== shown;
     }
     return field.value !== field.defaultValue;
   }

@@ -39,18 +39,20 @@ code.id { display: block; color: var(--muted); }
 #connection { color: var(--bad); }
 
 main { padding: 8px 24px 32px; }
-.page-head { display: flex; flex-wrap: wrap; align-items: flex-start; justify-content: space-between; gap: 16px; }
-h1 { font-size: 22px; margin: 12px 0; }
+.page-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 16px; margin: 12px 0 4px; }
+h1 { font-size: 22px; margin: 0; }
 h2 { font-size: 16px; margin: 24px 0 8px; }
 h2 b { font-weight: 600; }
 h2 .muted, h2 a { font-size: 13px; font-weight: 400; margin-left: 10px; }
 h3 { font-size: 14px; margin: 14px 0 6px; }
 
-.clock { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
-.clock h2 { margin: 0 0 2px; font-size: 13px; color: var(--muted); font-weight: 600; }
-.clock .now { margin: 0 0 6px; font-size: 15px; font-weight: 600; }
+.clock { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; background: var(--paper);
+  border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; }
+.clock h2 { margin: 0; font-size: 13px; color: var(--muted); font-weight: 600; }
+.clock .now { margin: 0; font-size: 15px; font-weight: 600; }
 .clock .now .muted { font-weight: 400; font-size: 12px; }
-.clock input { width: 7em; }
+.clock .row { margin: 0; }
+.clock input { width: 6em; }
 
 .row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin: 4px 0; }
 form.inline { display: inline; margin: 0 2px 0 0; }
@@ -59,10 +61,14 @@ form.inline { display: inline; margin: 0 2px 0 0; }
 table { width: 100%; border-collapse: collapse; background: var(--paper); border: 1px solid var(--line); }
 caption { text-align: left; color: var(--muted); padding: 4px 0; }
 th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); }
-thead th { background: var(--wash); font-weight: 600; font-size: 12px; color: var(--muted); white-space: nowrap; }
+thead th { background: var(--wash); font-weight: 600; font-size: 12px; color: var(--muted); }
 tbody th { font-weight: 600; }
 td.money { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.nowrap { white-space: nowrap; }
+td small, dd small { display: block; color: var(--muted); font-size: 12px; }
+td code { font-size: 11px; }
 td.actions { white-space: nowrap; }
+td.actions button { padding: 1px 8px; font-size: 13px; }
 ul.plain { margin: 0; padding: 0; list-style: none; }
 .empty { color: var(--muted); font-style: italic; }
 
@@ -76,7 +82,7 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
   border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
-dl.summary { max-width: 720px; }
+dl.summary { max-width: 720px; margin-top: 12px; }
 
 .panel { display: grid; grid-template-columns: max-content 1fr; gap: 6px 10px; align-items: center; margin: 0 0 12px;
   background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; }

@@ -75,7 +75,7 @@ describe("the console's pages", () => {
     // ComfyUI 0.2 CNY/h + 2 x 4090D at 1.88 CNY/h.
     expect(text).toContain("3.96 CNY/h");
     expect(text).toContain("GPU 1: 85 %, memory 40 %");
-    expect(text).toMatch(/JupyterLab <code>https:\/\/[^<]+-8888\.gpucloud\.local<\/code>/);
+    expect(text).toMatch(/JupyterLab\s*<small><code>https:\/\/[^<]+-8888\.gpucloud\.local<\/code><\/small>/);
     expect(text).toContain("→ running in 1 min");
   });
 
@@ -104,7 +104,7 @@ describe("the console's pages", () => {
       `/console/users/${DEMO_USER}`,
       "/console/faults",
     ]) {
-      for (const headers of [{}, { "x-console-fragment": "live" }]) {
+      for (const headers of [{}, { "x-console-fragment": "live" }] as Record<string, string>[]) {
         const { status, text } = await page(path, headers);
         expect(status).toBe(200);
         expect(text).not.toContain(ssh.ssh_info.password);
@@ -112,6 +112,27 @@ describe("the console's pages", () => {
       }
     }
     expect((await page(instancePath(DEMO_USER, uuid))).text).toContain("password hidden");
+  });
+
+  it("closes every form, table, section and list it opens, on every page", async () => {
+    const uuid = await runningInstance(t);
+    await t.api("POST", "/instance/set_idle_close", {
+      body: { instance_uuid: uuid, idle_period_minutes: 30 },
+    });
+    await t.admin("POST", "/faults", { path: "/gpu/list", kind: "http_500", count: 1 });
+    for (const path of [
+      "/",
+      instancePath(DEMO_USER, uuid),
+      `/console/users/${DEMO_USER}`,
+      "/console/faults",
+    ]) {
+      const { text } = await page(path);
+      for (const tag of ["form", "table", "section", "ul", "dl", "label", "select", "div", "main"]) {
+        const opened = text.match(new RegExp(`<${tag}[\\s>]`, "g"))?.length ?? 0;
+        const closed = text.match(new RegExp(`</${tag}>`, "g"))?.length ?? 0;
+        expect({ path, tag, count: closed }).toEqual({ path, tag, count: opened });
+      }
+    }
   });
 
   it("answers the live part alone when the page script asks, with the version the full page carries", async () => {
