@@ -130,7 +130,7 @@ function viewOf(request: FastifyRequest, model: ConsoleModel): View {
   return {
     path: request.url.split("?")[0],
     now: model.now(),
-    users: model.users().map((u) => u.user),
+    users: model.userNames(),
   };
 }
 
