@@ -1,4 +1,25 @@
-/** How the console writes times, durations and money for people. */
+/** How the console writes statuses, times, durations and money for people. */
+
+/**
+ * Instance status names as clients use them (field-notes.md "Instance life"), the same words the SDK
+ * and the provider's statusName use; kept here because the emulator stands alone, without sdk/.
+ */
+const STATUS_NAMES: Readonly<Record<number, string>> = {
+  0: "created",
+  1: "initializing",
+  2: "running",
+  3: "shutting down",
+  4: "stopped",
+  21: "shutting down",
+  22: "stopped",
+  23: "stopped abnormally",
+  24: "starting",
+  27: "restarting",
+};
+
+export function statusName(status: number): string {
+  return STATUS_NAMES[status] ?? `unknown status ${status}`;
+}
 
 /** Simulated Unix seconds as `YYYY-MM-DD HH:MM:SS` (the emulator keeps every clock in UTC). */
 export function clockTime(seconds: number): string {

@@ -1,4 +1,3 @@
-import { instanceStatusName } from "../../sdk/instances";
 import { AccountStore } from "../account/store";
 import type { RechargeRecord } from "../account/seed";
 import { AssetsRoom } from "../assets/routes";
@@ -15,6 +14,7 @@ import type { IdlePolicy, InstanceView, Utilization } from "../instances/store";
 import { ModelRunsRoom } from "../model-runs/routes";
 import type { ModelRunStore } from "../model-runs/store";
 import type { Emulator } from "../server";
+import { statusName } from "./format";
 import { WorkflowsRoom } from "../workflows/routes";
 import type { WorkflowStore } from "../workflows/store";
 
@@ -199,10 +199,10 @@ export class ConsoleModel {
     return {
       ...view,
       owner,
-      status_name: instanceStatusName(view.status),
+      status_name: statusName(view.status),
       hourly_price,
       utilization,
-      next: next && { ...next, status_name: instanceStatusName(next.status) },
+      next: next && { ...next, status_name: statusName(next.status) },
     };
   }
 
