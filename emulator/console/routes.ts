@@ -65,8 +65,9 @@ function consoleRoutes(scope: FastifyInstance, model: ConsoleModel, apiPaths: Se
   });
 
   scope.get("/", async (request, reply) => {
+    const view = viewOf(request, model);
     const users = model.users().map((user) => ({ user, instances: model.instancesOf(user.user) }));
-    return answerPage(request, reply, instancesPage(viewOf(request, model), users), viewOf(request, model));
+    return answerPage(request, reply, instancesPage(view, users), view);
   });
   scope.get("/console", async (_request, reply) => reply.redirect(consolePaths.home, 302));
   scope.get<{ Params: { user: string } }>("/console/users/:user", async (request, reply) => {
@@ -95,10 +96,11 @@ function consoleRoutes(scope: FastifyInstance, model: ConsoleModel, apiPaths: Se
 
   scope.post<{ Params: { action: string } }>("/console/actions/:action", async (request, reply) => {
     if (fromAnotherSite(request)) {
-      return reply
-        .code(403)
-        .type("text/plain; charset=utf-8")
-        .send("Refused: console actions are taken from the console's own pages, not from another site.");
+      const message =
+        "Refused: console actions are taken from the console's own pages, not from another site.";
+      return acceptsJson(request)
+        ? reply.code(403).send({ ok: false, message, return_to: consolePaths.home })
+        : reply.code(403).type("text/plain; charset=utf-8").send(message);
     }
     const name = request.params.action;
     if (!Object.hasOwn(CONSOLE_ACTIONS, name)) throw notFound("console action", name);
