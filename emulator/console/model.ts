@@ -176,10 +176,10 @@ export class ConsoleModel {
    */
   clearFault(index: number, shown: { path: string; kind: string }): void {
     const pending = this.emulator.faults.list()[index];
-    if (!pending || pending.path !== shown.path || pending.kind !== shown.kind) {
+    const same = pending?.path === shown.path && pending?.kind === shown.kind;
+    if (!same || !this.emulator.faults.remove(index)) {
       throw notFound("pending fault", `${shown.kind} on ${shown.path}`);
     }
-    this.emulator.faults.remove(index);
   }
 
   clearFaults(): void {

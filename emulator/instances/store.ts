@@ -383,7 +383,7 @@ export class InstancesStore {
     if (!instance) throw notFound("instance", instanceUuid);
     return {
       owner: instance.owner,
-      hourly_price: this.hourlyPrice(instance.pod_uuid, instance.gpu_uuid, instance.gpu_nums).toString(),
+      hourly_price: this.hourlyPrice(instance.pod_uuid, instance.gpu_uuid, instance.gpu_nums).toFixed(),
       utilization: instance.utilization.map((u) => ({ ...u })),
       next: instance.next ? { ...instance.next } : null,
     };
