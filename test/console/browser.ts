@@ -17,7 +17,7 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 /** Long enough for a loaded 2-core machine, short enough that a stuck page fails well inside jest's timeout. */
-const WAIT_MS = 20_000;
+const WAIT_MS = 60_000;
 
 export interface Browser {
   page: Page;

@@ -21,7 +21,7 @@ const README_SCREENSHOT = path.join(REPO_ROOT, "docs", "console.png");
 /** A fixed simulated start, so the pages (and the README's screenshot) show the same time every run. */
 const START = Date.UTC(2026, 2, 2, 9, 0, 0) / 1000;
 /** Chromium start-up, a Pulumi up and the walk through the pages, on a loaded machine. */
-jest.setTimeout(120_000);
+jest.setTimeout(300_000);
 
 let t: TestEmulator;
 let stack: Stack;
