@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { AccountRoom } from "./account/routes";
 import { AssetsRoom } from "./assets/routes";
 import { CatalogueRoom } from "./catalogue/routes";
+import { registerConsole } from "./console/routes";
 import { registerAdminRoutes } from "./core/admin";
 import { fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
@@ -238,6 +239,7 @@ export class Emulator {
     app.addHook("onResponse", async (request, reply) => {
       if (request.logged && !request.dropAfterCommit) request.logged.status = reply.statusCode;
     });
+    registerConsole(app, this);
     app.register(
       async (api) => {
         for (const room of this.rooms) room.register(api);

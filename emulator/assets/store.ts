@@ -97,6 +97,13 @@ export class AssetStore {
     return this.present(this.usable(owner, assetId, now));
   }
 
+  /** The owner's usable assets, oldest first (the web console's list; the API has no list call). */
+  listOf(owner: string, now: number): Asset[] {
+    return [...this.assets.values()]
+      .filter((record) => record.owner === owner && now < record.expires_at)
+      .map((record) => this.present(record));
+  }
+
   /** The asset behind an `asset://` reference, or why it cannot be used. */
   lookup(owner: string, assetId: string, now: number): { asset: AssetRecord } | { problem: string } {
     const record = this.assets.get(assetId);

@@ -26,6 +26,13 @@ export class FaultTable {
     return fault;
   }
 
+  /** Drops the pending fault at `index` (as `list()` orders them); false when there is none. */
+  remove(index: number): boolean {
+    if (!Number.isInteger(index) || index < 0 || index >= this.pending.length) return false;
+    this.pending.splice(index, 1);
+    return true;
+  }
+
   list(): Fault[] {
     return this.pending.map((f) => ({ ...f }));
   }

@@ -21,7 +21,7 @@ const createByPodBody = z.object({
 const createByImageBody = z.object({ image_uuid: uuid, gpu_uuid: uuid, gpu_nums: gpuNums });
 const listQuery = z.object(pagingQuery);
 const infoQuery = z.object({ instance_uuid: uuid });
-const updateTitleBody = z.object({
+export const updateTitleBody = z.object({
   instance_uuid: uuid,
   // Characters, not UTF-16 units: an emoji counts once (api-v2.md, "at most 50 characters").
   title: z
@@ -39,14 +39,14 @@ const shutdownTimerBody = z.object({
   enable: z.boolean(),
   shutdown_time: z.number().int().min(0),
 });
-const idleCloseBody = z.object({
+export const idleCloseBody = z.object({
   instance_uuid: uuid,
   idle_period_minutes: oneOfInts(IDLE_PERIODS),
   destroy: z.boolean().default(false),
   idle_gpu_threshold: threshold.default(0),
   idle_fb_threshold: threshold.default(0),
 });
-const utilizationBody = z.object({
+export const utilizationBody = z.object({
   gpu: threshold,
   fb: threshold,
   index: z.number().int().min(0).optional(),

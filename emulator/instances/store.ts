@@ -372,6 +372,23 @@ export class InstancesStore {
     if (instance.charging_type === CHARGING_TYPE.SUBSCRIPTION) instance.billed_until = null;
   }
 
+  /** What an operator sees beyond the API's view (the web console): owner, price, utilisation, pending change. */
+  adminView(instanceUuid: string): {
+    owner: string;
+    hourly_price: string;
+    utilization: Utilization[];
+    next: { status: number; at: number } | null;
+  } {
+    const instance = this.instances.get(instanceUuid);
+    if (!instance) throw notFound("instance", instanceUuid);
+    return {
+      owner: instance.owner,
+      hourly_price: this.hourlyPrice(instance.pod_uuid, instance.gpu_uuid, instance.gpu_nums).toFixed(),
+      utilization: instance.utilization.map((u) => ({ ...u })),
+      next: instance.next ? { ...instance.next } : null,
+    };
+  }
+
   nextDueAt(): number | undefined {
     let earliest: number | undefined;
     for (const instance of this.instances.values()) {
