@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { GpuCloudClient } from "../../sdk";
-import { Connection, ConnectionOverrides, resolveConnection } from "../config";
+import type { GpuCloudClient } from "../../sdk";
+import { clientFor } from "../framework/context";
+import { Connection, ConnectionOverrides, resolveConnection } from "../settings";
 
 /** Options every data source accepts. */
 export interface DataSourceOptions extends ConnectionOverrides {
@@ -21,7 +22,7 @@ export async function withClient<T>(
   connection: Connection,
   use: (client: GpuCloudClient) => Promise<T>,
 ): Promise<T> {
-  const client = new GpuCloudClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey });
+  const client = clientFor(connection);
   try {
     return await use(client);
   } finally {
@@ -29,7 +30,7 @@ export async function withClient<T>(
   }
 }
 
-/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (../config.ts). */
+/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (../settings.ts). */
 export function connect(opts: DataSourceOptions | undefined, requireKey = true): Connection {
   // The program's stack config, read by fully qualified key (`gpucloud:apiKey`) like the provider does.
   return resolveConnection(pulumi.runtime.getConfig, opts ?? {}, requireKey);

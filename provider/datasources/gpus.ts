@@ -5,7 +5,7 @@ import { cachedCatalogue } from "./catalogue-cache";
 import { AmbiguousMatchError, listForMessage, NoMatchError } from "./errors";
 import { Currency, Price, toPrice } from "./pricing";
 
-/** A GPU model of the catalogue (api-v2.md: GPU model). */
+/** A GPU model of the catalogue. */
 export interface GpuModel {
   /** Id to pass as an Instance's `gpuUuid`. */
   gpuUuid: string;

@@ -18,7 +18,7 @@ export interface ImageComponents {
   ubuntu: string;
 }
 
-/** A public market image (api-v2.md: Market image). */
+/** A public market image. */
 export interface MarketImage {
   /** Id to pass as an Instance's `imageUuid`. */
   imageUuid: string;
@@ -42,7 +42,7 @@ export interface GetMarketImagesResult {
   images: MarketImage[];
 }
 
-/** One of the caller's own saved images (api-v2.md: Personal image). */
+/** One of the caller's own saved images. */
 export interface PersonalImageSummary {
   /** Id to pass as an Instance's `imageUuid` or a PersonalImage's adopted id. */
   imageUuid: string;

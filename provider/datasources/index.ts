@@ -1,4 +1,4 @@
-export { ConfigurationError } from "../config";
+export { ConfigurationError } from "../settings";
 export type { DataSourceOptions, InputArgs } from "./client";
 export { clearCatalogueCache } from "./catalogue-cache";
 export { LookupError, NoMatchError, AmbiguousMatchError } from "./errors";

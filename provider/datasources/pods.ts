@@ -5,7 +5,7 @@ import { cachedCatalogue } from "./catalogue-cache";
 import { AmbiguousMatchError, listForMessage, NoMatchError } from "./errors";
 import { Currency, CURRENCY, Price, toPrice } from "./pricing";
 
-/** A pod, an application-market template instances are created from (api-v2.md: Pod). */
+/** A pod, an application-market template instances are created from. */
 export interface Pod {
   /** Id to pass as an Instance's `podUuid`. */
   podUuid: string;

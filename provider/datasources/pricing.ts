@@ -7,7 +7,7 @@ import { InputArgs } from "./client";
 export const CURRENCY = "CNY";
 export type Currency = typeof CURRENCY;
 
-/** A catalogue price (api-v2.md: GPU model, Pod). `hour` is always present; the others when the cloud lists them. */
+/** A catalogue price (of a GPU model or a pod). `hour` is always present; the others when the cloud lists them. */
 export interface Price {
   /** Price per hour. */
   hour: number;

@@ -6,7 +6,7 @@ import {
   TimeoutError,
   type Instance,
 } from "pulumi-gpucloud/sdk";
-import { InstanceReads } from "../../provider/instance-reads";
+import { InstanceReads } from "../../provider/resources/instance/reads";
 import {
   callsByEndpoint,
   DEMO_KEY,

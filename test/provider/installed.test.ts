@@ -4,7 +4,7 @@
  */
 import * as path from "node:path";
 import { installPackedCopy, type InstalledProject, type StoredProviders } from "../../engine/installed";
-import { isStoredAsRequire, KIND_MODULES, type ModuleLayout } from "../../provider/shim";
+import { isStoredAsRequire, kindModule, type ModuleLayout } from "../../provider/shim";
 import { DEMO_KEY } from "../emulator/helpers";
 import { startWorld, type World } from "./world";
 
@@ -29,7 +29,7 @@ describe("the provider stored by an installed package", () => {
     for (const [kind, text] of Object.entries(stored) as [keyof StoredProviders, string][]) {
       console.log(`installed package, ${kind}: ${Buffer.byteLength(text)} bytes per copy`);
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(BYTES_PER_COPY);
-      expect(text).toContain(`require("pulumi-gpucloud/dynamic/${KIND_MODULES[kind]}")`);
+      expect(text).toContain(`require("pulumi-gpucloud/dynamic/${kindModule(kind)}")`);
       expect(text.match(/require\(/g)).toHaveLength(1);
       expect(text).not.toContain("sk-live-must-not-leak");
       expect(text).not.toContain("GPUCLOUD");
@@ -75,14 +75,16 @@ describe("when Pulumi stores the module itself instead of the function shim", ()
     "pulumi-gpucloud",
     "dist",
     "provider",
-    "kinds",
+    "generated",
+    "dynamic",
     "instance.js",
   );
   const exportPath = "pulumi-gpucloud/dynamic/instance";
   const layout = (overrides: Partial<ModuleLayout> = {}): ModuleLayout => ({
     cwd: "/proj",
     filename: installed,
-    pulumiModuleName: (p) => (p === "pulumi-gpucloud/dist/provider/kinds/instance.js" ? exportPath : p),
+    pulumiModuleName: (p) =>
+      p === "pulumi-gpucloud/dist/provider/generated/dynamic/instance.js" ? exportPath : p,
     resolveFromProgram: (request) => {
       if (request !== exportPath) throw new Error(`cannot resolve ${request}`);
       return installed;
@@ -96,7 +98,15 @@ describe("when Pulumi stores the module itself instead of the function shim", ()
   });
 
   it("does not for a package reached through a symlink (this repository, npm link)", () => {
-    const linked = path.join("/src", "pulumi-gpucloud", "dist", "provider", "kinds", "instance.js");
+    const linked = path.join(
+      "/src",
+      "pulumi-gpucloud",
+      "dist",
+      "provider",
+      "generated",
+      "dynamic",
+      "instance.js",
+    );
     expect(
       isStoredAsRequire(exportPath, layout({ filename: linked, resolveFromProgram: () => linked })),
     ).toBe(false);
@@ -111,7 +121,7 @@ describe("when Pulumi stores the module itself instead of the function shim", ()
       "node_modules",
       "pulumi-gpucloud",
     );
-    const filename = path.join(pnpm, "dist", "provider", "kinds", "instance.js");
+    const filename = path.join(pnpm, "dist", "provider", "generated", "dynamic", "instance.js");
     expect(isStoredAsRequire(exportPath, layout({ filename, resolveFromProgram: () => filename }))).toBe(
       false,
     );

@@ -16,7 +16,7 @@ import {
   TimeoutError,
   type GpuCloudClient,
   type Instance,
-} from "../sdk";
+} from "../../../sdk";
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
