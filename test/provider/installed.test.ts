@@ -6,7 +6,8 @@ import * as path from "node:path";
 import { installPackedCopy, type InstalledProject, type StoredProviders } from "../../engine/installed";
 import { isStoredAsRequire, kindModule, type ModuleLayout } from "../../provider/shim";
 import { DEMO_KEY } from "../emulator/helpers";
-import { startWorld, type World } from "./world";
+import { startWorld, type World } from "../support/world";
+import { reportFigure } from "../support/figures";
 
 /** DESIGN target (issue 8): at most 2,500 bytes per resource, which stores the provider twice. */
 const BYTES_PER_COPY = 1250;
@@ -27,7 +28,10 @@ describe("the provider stored by an installed package", () => {
 
   it("is one require of the resource's own module, within the size target", () => {
     for (const [kind, text] of Object.entries(stored) as [keyof StoredProviders, string][]) {
-      console.log(`installed package, ${kind}: ${Buffer.byteLength(text)} bytes per copy`);
+      reportFigure(
+        "serialized provider, installed package",
+        `${kind}: ${Buffer.byteLength(text)} bytes per copy`,
+      );
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(BYTES_PER_COPY);
       expect(text).toContain(`require("pulumi-gpucloud/dynamic/${kindModule(kind)}")`);
       expect(text.match(/require\(/g)).toHaveLength(1);
@@ -38,7 +42,7 @@ describe("the provider stored by an installed package", () => {
 
   describe("run by the provider server in the project's folder", () => {
     let w: World;
-    beforeAll(async () => (w = await startWorld({ providers: stored, cwd: project.dir })));
+    beforeAll(async () => (w = await startWorld({ server: { providers: stored, cwd: project.dir } })));
     afterAll(() => w?.stop());
 
     it("creates, renames, polices and deletes an instance", async () => {
