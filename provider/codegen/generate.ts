@@ -6,7 +6,6 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as prettier from "prettier";
 import { dataSources } from "../datasources/functions";
 import { RESOURCES } from "../resources";
 import { kindModule as kindModuleName } from "../shim";
@@ -43,27 +42,22 @@ export function buildPackageSchema(root: string = packageRoot()): PackageSchema 
   });
 }
 
-/** Every generated file, by path relative to the package root, formatted as the repository formats it. */
-export async function generatedFiles(root: string = packageRoot()): Promise<Map<string, string>> {
+/** Every generated file, by path relative to the package root (.prettierignore leaves their layout to this). */
+export function generatedFiles(root: string = packageRoot()): Map<string, string> {
   const resources = RESOURCES.map((definition) => ({ definition, schemas: resourceSchemas(definition) }));
-  const files = new Map<string, string>([
-    ["schema.json", JSON.stringify(buildPackageSchema(root))],
+  return new Map<string, string>([
+    ["schema.json", `${JSON.stringify(buildPackageSchema(root), null, 2)}\n`],
     ["provider/generated/resources.ts", resourcesModule(resources)],
     ...RESOURCES.map((d): [string, string] => [
       `${GENERATED_DYNAMIC}/${kindModuleName(d.name)}.ts`,
       kindModule(d.name),
     ]),
   ]);
-  for (const [file, text] of files) {
-    const options = await prettier.resolveConfig(path.join(root, file));
-    files.set(file, await prettier.format(text, { ...options, filepath: file }));
-  }
-  return files;
 }
 
 /** Writes what differs (and removes stale kind modules); returns the paths it changed. */
-export async function writeGeneratedFiles(root: string = packageRoot()): Promise<string[]> {
-  const files = await generatedFiles(root);
+export function writeGeneratedFiles(root: string = packageRoot()): string[] {
+  const files = generatedFiles(root);
   const changed: string[] = [];
   for (const [file, text] of files) {
     const target = path.join(root, file);
@@ -81,9 +75,9 @@ export async function writeGeneratedFiles(root: string = packageRoot()): Promise
   return changed;
 }
 
-async function main(): Promise<void> {
+function main(): void {
   const root = packageRoot();
-  const changed = await writeGeneratedFiles(root);
+  const changed = writeGeneratedFiles(root);
   for (const file of changed) process.stdout.write(`generated ${file}\n`);
   if (changed.some((file) => file.endsWith(".ts"))) {
     // The compile before this one used the previous classes; dist/ must hold these.
@@ -94,9 +88,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  });
-}
+if (require.main === module) main();

@@ -18,7 +18,9 @@ export function resourcesModule(
     'import * as pulumi from "@pulumi/pulumi";',
     'import { resourceArguments } from "../registration";',
   ];
-  return [`${GENERATED_NOTICE}\n${imports.join("\n")}`, ...named.interfaces(), ...classes].join("\n\n");
+  return indented(
+    [`${GENERATED_NOTICE}\n${imports.join("\n")}`, ...named.interfaces(), ...classes].join("\n\n"),
+  );
 }
 
 /** `export = providers.<Kind>`: the module Pulumi stores as one require (provider/shim.ts). */
@@ -28,6 +30,7 @@ export function kindModule(kind: string): string {
     `/** \`pulumi-gpucloud/dynamic/...\`: this module's exports ARE the ${kind} provider (see provider/shim.ts). */`,
     'import { providers } from "../../dynamic";',
     `export = providers.${kind};`,
+    "",
   ].join("\n");
 }
 
@@ -73,6 +76,19 @@ function fields(
       return [field, { type: `${type}${absent}`, description: property.description }];
     }),
   );
+}
+
+/** Indents the written lines by their braces: two spaces a level, as the rest of the repository does. */
+function indented(text: string): string {
+  let depth = 0;
+  const lines = text.split("\n").map((raw) => {
+    const line = raw.trim();
+    if (line.startsWith("}")) depth--;
+    const out = line === "" ? "" : `${"  ".repeat(depth)}${line}`;
+    if (line.endsWith("{")) depth++;
+    return out;
+  });
+  return `${lines.join("\n")}\n`;
 }
 
 function doc(text: string | undefined): string {

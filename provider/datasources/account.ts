@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { connect, DataSourceOptions, withClient } from "./client";
+import { connect, withClient } from "./client";
+import type { DataSourceOptions } from "./options";
 import { CURRENCY, Currency } from "./pricing";
 
 /** The caller's account balance. */

@@ -1,21 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "../../sdk";
 import { clientFor } from "../framework/context";
-import { Connection, ConnectionOverrides, resolveConnection } from "../settings";
-
-/** Options every data source accepts. */
-export interface DataSourceOptions extends ConnectionOverrides {
-  /**
-   * Items per page when walking a list (default: the SDK's). Every page is read whatever the size;
-   * a smaller size only means more requests. Catalogue results are cached regardless of it.
-   */
-  pageSize?: number;
-}
+import { Connection, resolveConnection } from "../settings";
+import type { DataSourceOptions, InputArgs } from "./options";
 
 const MAX_PAGE_SIZE = 100;
-
-/** Arguments of an `...Output` form: each field may be a `pulumi.Input`. */
-export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
 /** Opens a client for one data source call and always closes it, so no socket outlives the call. */
 export async function withClient<T>(

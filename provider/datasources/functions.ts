@@ -4,7 +4,7 @@
  * native plugin's Invoke calls.
  */
 import { getBalance } from "./account";
-import type { DataSourceOptions } from "./client";
+import type { DataSourceOptions } from "./options";
 import { getGpu, getGpus } from "./gpus";
 import { getMarketImages, getPersonalImages } from "./images";
 import { getInstances } from "./instances";

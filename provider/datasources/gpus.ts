@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Gpu as RawGpu } from "../../sdk";
-import { connect, DataSourceOptions, InputArgs, lift, withClient } from "./client";
+import { connect, lift, withClient } from "./client";
+import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { AmbiguousMatchError, listForMessage, NoMatchError } from "./errors";
 import { Currency, Price, toPrice } from "./pricing";

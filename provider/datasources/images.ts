@@ -4,7 +4,8 @@ import {
   type MarketImage as RawMarketImage,
   type PersonalImage as RawPersonalImage,
 } from "../../sdk";
-import { connect, DataSourceOptions, InputArgs, lift, paging, withClient } from "./client";
+import { connect, lift, paging, withClient } from "./client";
+import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { withDefined } from "./shape";
 

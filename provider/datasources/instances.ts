@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { collect, instanceStatusName, type Instance as RawInstance, type ServerMapEntry } from "../../sdk";
-import { connect, DataSourceOptions, paging, withClient } from "./client";
+import { connect, paging, withClient } from "./client";
+import type { DataSourceOptions } from "./options";
 import { withDefined } from "./shape";
 
 /**

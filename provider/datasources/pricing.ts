@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import Decimal from "decimal.js";
 import { GPU_NUMS } from "../../sdk";
-import { InputArgs } from "./client";
+import type { InputArgs } from "./options";
 
 /** The only currency the cloud prices in (field-notes.md, Prices). */
 export const CURRENCY = "CNY";

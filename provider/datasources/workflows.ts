@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ManifestEntry, OutputEntry, WorkflowDetail } from "../../sdk";
-import { connect, DataSourceOptions, InputArgs, lift, withClient } from "./client";
+import { connect, lift, withClient } from "./client";
+import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { CURRENCY } from "./pricing";
 import { withDefined } from "./shape";
