@@ -3,7 +3,7 @@ import { z } from "zod";
 import { NotFoundError, type Instance as CloudInstance } from "../../sdk";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, type Inputs } from "../framework/define-resource";
-import { instanceReads } from "./instance/reads";
+import { instanceUnlessGone } from "./instance/reads";
 
 /** api-v2.md set_idle_close: 0 cancels, so a policy takes one of the others. */
 const PERIODS = [10, 30, 60, 120] as const;
@@ -70,15 +70,6 @@ function reportedPolicy(cloud: CloudInstance): IdleClosePolicyInputs | "none" | 
   };
 }
 
-async function instanceUnlessGone(ctx: ProviderContext, id: string): Promise<CloudInstance | undefined> {
-  try {
-    return await instanceReads(ctx.api).info(id);
-  } catch (err) {
-    if (err instanceof NotFoundError) return undefined;
-    throw err;
-  }
-}
-
 export const idleClosePolicy = defineResource({
   name: "IdleClosePolicy",
   description:
@@ -91,7 +82,7 @@ export const idleClosePolicy = defineResource({
   },
   async read(ctx, id, olds) {
     // The instance gone means the policy is gone.
-    const cloud = await instanceUnlessGone(ctx, id);
+    const cloud = await instanceUnlessGone(ctx.api, id);
     const policy = cloud && reportedPolicy(cloud);
     if (policy === undefined || policy === "none") return undefined;
     return { inputs: policy === "unreported" ? olds : policy, cloud: undefined };
@@ -106,7 +97,7 @@ export const idleClosePolicy = defineResource({
     }
   },
   async import(ctx, id) {
-    const cloud = await instanceUnlessGone(ctx, id);
+    const cloud = await instanceUnlessGone(ctx.api, id);
     const policy = cloud && reportedPolicy(cloud);
     if (policy === undefined || policy === "none") {
       throw new Error(

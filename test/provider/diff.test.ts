@@ -9,16 +9,6 @@ import { instance } from "../../provider/resources/instance/definition";
 import { personalImage } from "../../provider/resources/personal-image";
 import { UNKNOWN } from "../harness";
 
-const stored = {
-  podUuid: "pod-1",
-  gpuUuid: "gpu-1",
-  gpuNums: 1,
-  title: "a",
-  running: true,
-  waitTimeoutSeconds: 900,
-  instanceUuid: "i-1",
-  status: 2,
-};
 const program = {
   podUuid: "pod-1",
   gpuUuid: "gpu-1",
@@ -27,6 +17,8 @@ const program = {
   running: true,
   waitTimeoutSeconds: 900,
 };
+/** What the engine stores: every input beside the outputs. */
+const stored = { ...program, instanceUuid: "i-1", status: 2 };
 
 describe("the declared diff", () => {
   it("names each changed input with its kind, and whether it replaces", () => {

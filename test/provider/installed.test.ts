@@ -73,16 +73,10 @@ describe("the provider stored by an installed package", () => {
 });
 
 describe("when Pulumi stores the module itself instead of the function shim", () => {
-  const installed = path.join(
-    "/proj",
-    "node_modules",
-    "pulumi-gpucloud",
-    "dist",
-    "provider",
-    "generated",
-    "dynamic",
-    "instance.js",
-  );
+  /** The Instance kind module inside a copy of the package at `packageDir`. */
+  const kindFile = (packageDir: string) =>
+    path.join(packageDir, "dist", "provider", "generated", "dynamic", "instance.js");
+  const installed = kindFile(path.join("/proj", "node_modules", "pulumi-gpucloud"));
   const exportPath = "pulumi-gpucloud/dynamic/instance";
   const layout = (overrides: Partial<ModuleLayout> = {}): ModuleLayout => ({
     cwd: "/proj",
@@ -102,15 +96,7 @@ describe("when Pulumi stores the module itself instead of the function shim", ()
   });
 
   it("does not for a package reached through a symlink (this repository, npm link)", () => {
-    const linked = path.join(
-      "/src",
-      "pulumi-gpucloud",
-      "dist",
-      "provider",
-      "generated",
-      "dynamic",
-      "instance.js",
-    );
+    const linked = kindFile(path.join("/src", "pulumi-gpucloud"));
     expect(
       isStoredAsRequire(exportPath, layout({ filename: linked, resolveFromProgram: () => linked })),
     ).toBe(false);
@@ -125,7 +111,7 @@ describe("when Pulumi stores the module itself instead of the function shim", ()
       "node_modules",
       "pulumi-gpucloud",
     );
-    const filename = path.join(pnpm, "dist", "provider", "generated", "dynamic", "instance.js");
+    const filename = kindFile(pnpm);
     expect(isStoredAsRequire(exportPath, layout({ filename, resolveFromProgram: () => filename }))).toBe(
       false,
     );

@@ -10,6 +10,7 @@ import type { PackageSchema } from "../../provider/codegen/package-schema";
 import { dataSources } from "../../provider/datasources/functions";
 import { REPO_ROOT } from "../harness";
 import { DEMO_KEY } from "../emulator/helpers";
+import { IDLE_CLOSE_POLICY_INPUTS, INSTANCE_INPUTS, INSTANCE_OUTPUTS } from "../support/design";
 import { schemaProblems, valueProblems } from "../support/pulumi-schema";
 import { startWorld, type World } from "../support/world";
 
@@ -69,39 +70,9 @@ describe("the package schema", () => {
 
   it("gives each resource the inputs and outputs of DESIGN §3 under the same names", () => {
     const instance = schema.resources[INSTANCE];
-    expect(Object.keys(instance.inputProperties)).toEqual(
-      expect.arrayContaining([
-        "podUuid",
-        "podTag",
-        "imageUuid",
-        "gpuUuid",
-        "gpuNums",
-        "title",
-        "running",
-        "shutdownAt",
-        "waitTimeoutSeconds",
-      ]),
-    );
+    expect(Object.keys(instance.inputProperties)).toEqual(expect.arrayContaining([...INSTANCE_INPUTS]));
     expect(instance.requiredInputs).toEqual(["gpuUuid", "gpuNums"]);
-    expect(Object.keys(instance.properties)).toEqual(
-      expect.arrayContaining([
-        "instanceUuid",
-        "status",
-        "statusName",
-        "title",
-        "serverUrls",
-        "services",
-        "sshPasswords",
-        "gpuName",
-        "gpuNums",
-        "imageName",
-        "imageTag",
-        "createTime",
-        "startTime",
-        "chargingType",
-        "shutdownRegular",
-      ]),
-    );
+    expect(Object.keys(instance.properties)).toEqual(expect.arrayContaining([...INSTANCE_OUTPUTS]));
     const secret = (r: string) =>
       Object.keys(schema.resources[r].properties).filter((p) => schema.resources[r].properties[p].secret);
     expect([secret(INSTANCE), secret(POLICY), secret(IMAGE)]).toEqual([["sshPasswords"], [], []]);
@@ -110,13 +81,7 @@ describe("the package schema", () => {
     expect(instance.inputProperties.shutdownAt.oneOf).toEqual([{ type: "integer" }, { type: "string" }]);
 
     const policy = schema.resources[POLICY];
-    expect(Object.keys(policy.inputProperties)).toEqual([
-      "instanceUuid",
-      "idlePeriodMinutes",
-      "destroyOnIdle",
-      "gpuThreshold",
-      "memoryThreshold",
-    ]);
+    expect(Object.keys(policy.inputProperties)).toEqual([...IDLE_CLOSE_POLICY_INPUTS]);
     expect(policy.requiredInputs).toEqual(["instanceUuid", "idlePeriodMinutes"]);
     expect(policy.inputProperties.destroyOnIdle).toMatchObject({ type: "boolean", default: false });
     expect(Object.keys(schema.resources[IMAGE].inputProperties)).toContain("instanceUuid");

@@ -4,7 +4,6 @@ import {
   collect,
   GPU_NUMS,
   instanceStatusName,
-  NotFoundError,
   TimeoutError,
   TITLE_MAX,
   type Instance as CloudInstance,
@@ -16,7 +15,7 @@ import { plainJson } from "../../framework/plain-json";
 import { POWERED_ON, scheduledShutdown, services, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
-import { instanceReads } from "./reads";
+import { instanceReads, instanceUnlessGone } from "./reads";
 
 const uuid = (what: string) =>
   z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
@@ -202,7 +201,7 @@ export const instance = defineResource({
     return { id: cloud.instance_uuid, ...state(inputs, cloud) };
   },
   async read(ctx, id, olds) {
-    const cloud = await infoUnlessGone(ctx, id);
+    const cloud = await instanceUnlessGone(ctx.api, id);
     return cloud && state(olds, cloud);
   },
   async update(ctx, id, olds, news) {
@@ -224,7 +223,7 @@ export const instance = defineResource({
     }
   },
   async import(ctx, id) {
-    const cloud = await infoUnlessGone(ctx, id);
+    const cloud = await instanceUnlessGone(ctx.api, id);
     if (!cloud)
       throw new Error(`Could not import instance ${id}: it does not exist or belongs to another user.`);
     const inputs = InstanceInputs.parse({
@@ -238,15 +237,6 @@ export const instance = defineResource({
     return state(inputs, cloud);
   },
 });
-
-async function infoUnlessGone(ctx: ProviderContext, id: string): Promise<CloudInstance | undefined> {
-  try {
-    return await instanceReads(ctx.api).info(id);
-  } catch (err) {
-    if (err instanceof NotFoundError) return undefined;
-    throw err;
-  }
-}
 
 /** DESIGN §8: an instance whose image is a pod of the catalogue was created from that pod, any other from an image. */
 async function createdFrom(

@@ -291,6 +291,19 @@ export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): 
   return { instances, consistent, atomic: pages === 1, pages };
 }
 
+/** The instance as a shared read shows it; undefined when the cloud says it does not exist. */
+export async function instanceUnlessGone(
+  api: GpuCloudClient,
+  instanceUuid: string,
+): Promise<Instance | undefined> {
+  try {
+    return await instanceReads(api).info(instanceUuid);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}
+
 const byClient = new WeakMap<GpuCloudClient, InstanceReads>();
 
 /** The coalescer of this client (one per client, so per provider process and settings). */
