@@ -23,16 +23,36 @@ export interface OutputField<C> {
 
 export type OutputTable<C> = Record<string, OutputField<C>>;
 
-type FieldMaker<C> = <S extends z.ZodType>(schema: S, read: (cloud: C) => z.output<S>) => OutputField<C>;
+/** The named fields of the cloud's record whose value (null where the record may leave it out) is a `T`. */
+type FieldOf<C, T> = keyof {
+  [
+    K in keyof C as string extends K
+      ? never
+      : (undefined extends C[K] ? Exclude<C[K], undefined> | null : C[K]) extends T
+        ? K
+        : never
+  ]: unknown;
+} &
+  string;
+
+type FieldMaker<C> = <S extends z.ZodType>(
+  schema: S,
+  read: ((cloud: C) => z.output<S>) | FieldOf<C, z.output<S>>,
+) => OutputField<C>;
 
 /**
- * The output fields of a resource whose cloud record is `C`:
- * `field(z.string().describe("..."), (cloud) => cloud.x)`, or `field.secret(...)` for a secret one.
+ * The output fields of a resource whose cloud record is `C`: `field(z.string().describe("..."), read)`,
+ * or `field.secret(...)` for a secret one, where `read` computes the value from the record or names
+ * the record's field to copy (null when the cloud leaves it out).
  */
 export function outputFields<C>(): FieldMaker<C> & { secret: FieldMaker<C> } {
   const maker =
     (secret: boolean): FieldMaker<C> =>
-    (schema, read) => ({ schema, secret, read });
+    (schema, read) => ({
+      schema,
+      secret,
+      read: typeof read === "function" ? read : (cloud: C) => cloud[read] ?? null,
+    });
   return Object.assign(maker(false), { secret: maker(true) });
 }
 

@@ -29,27 +29,18 @@ type PersonalImageInputs = Inputs<typeof PersonalImageInputs>;
 const field = outputFields<CloudImage>();
 
 const outputs = {
-  imageUuid: field(z.string().describe("The image's uuid; also its id."), (i) => i.uuid),
-  title: field(z.string().nullable().describe("The image's title."), (i) => i.title ?? null),
-  remark: field(z.string().nullable().describe("The image's remark."), (i) => i.remark ?? null),
-  layerCount: field(
-    z.number().int().nullable().describe("How many layers the image has."),
-    (i) => i.layer_count ?? null,
-  ),
-  sizeGb: field(z.number().nullable().describe("The image's size in GB."), (i) => i.size ?? null),
-  podUuid: field(
-    z.string().nullable().describe("The pod the image was saved from."),
-    (i) => i.pod_uuid ?? null,
-  ),
-  podTag: field(z.string().nullable().describe("The version of that pod."), (i) => i.pod_tag ?? null),
+  imageUuid: field(z.string().describe("The image's uuid; also its id."), "uuid"),
+  title: field(z.string().nullable().describe("The image's title."), "title"),
+  remark: field(z.string().nullable().describe("The image's remark."), "remark"),
+  layerCount: field(z.number().int().nullable().describe("How many layers the image has."), "layer_count"),
+  sizeGb: field(z.number().nullable().describe("The image's size in GB."), "size"),
+  podUuid: field(z.string().nullable().describe("The pod the image was saved from."), "pod_uuid"),
+  podTag: field(z.string().nullable().describe("The version of that pod."), "pod_tag"),
   saveImageStatus: field(
     z.number().int().nullable().describe("1 uploading, 2 saved, 3 failed."),
-    (i) => i.save_image_status ?? null,
+    "save_image_status",
   ),
-  createTime: field(
-    z.number().int().nullable().describe("When it was saved, Unix seconds."),
-    (i) => i.create_time ?? null,
-  ),
+  createTime: field(z.number().int().nullable().describe("When it was saved, Unix seconds."), "create_time"),
 };
 
 async function findImage(api: GpuCloudClient, imageUuid: string): Promise<CloudImage | undefined> {

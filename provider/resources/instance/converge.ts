@@ -3,7 +3,7 @@ import type { Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { sameValue } from "../../framework/diff";
 import { RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
-import type { InstanceInputs } from "./definition";
+import type { InstanceInputs } from "./inputs";
 import { instanceReads } from "./reads";
 
 /** field-notes.md: clients send a scheduled shutdown at least 5 minutes ahead. */

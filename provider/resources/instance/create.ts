@@ -13,7 +13,7 @@ import {
 import type { ProviderContext } from "../../framework/context";
 import { serialised } from "../../framework/serialised";
 import { assertTimerAhead, converge } from "./converge";
-import type { InstanceInputs } from "./definition";
+import type { InstanceInputs } from "./inputs";
 import { instanceReads } from "./reads";
 
 /** Instances this provider process created, or found new after a lost answer: never "new" to a later create. */

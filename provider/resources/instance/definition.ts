@@ -1,96 +1,14 @@
 /** The Instance resource: a rented GPU instance (DESIGN §3). */
 import { z } from "zod";
-import {
-  collect,
-  GPU_NUMS,
-  instanceStatusName,
-  TimeoutError,
-  TITLE_MAX,
-  type Instance as CloudInstance,
-} from "../../../sdk";
-import { exactlyOneOf, isUnknown, type CrossFieldRule } from "../../framework/check";
+import { collect, instanceStatusName, TimeoutError, type Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
-import { defineResource, outputFields, type Inputs } from "../../framework/define-resource";
+import { defineResource, outputFields } from "../../framework/define-resource";
 import { plainJson } from "../../framework/plain-json";
 import { POWERED_ON, scheduledShutdown, services, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
+import { instanceChecks, InstanceInputs } from "./inputs";
 import { instanceReads, instanceUnlessGone } from "./reads";
-
-const uuid = (what: string) =>
-  z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
-
-/** shutdownAt: Unix seconds, or an ISO 8601 time with a zone; stored as Unix seconds. */
-const shutdownAt = z
-  .union([z.number().int().positive(), z.iso.datetime({ offset: true })], {
-    error:
-      "must be Unix seconds (a positive integer) or an ISO 8601 time with a zone, e.g. 2026-01-02T03:04:05Z",
-  })
-  .transform((v) => (typeof v === "number" ? v : Math.floor(Date.parse(v) / 1000)))
-  .pipe(z.number().int());
-
-const InstanceInputs = z.object({
-  podUuid: uuid("a pod uuid from getPods")
-    .optional()
-    .describe("Create from this pod (application-market template)."),
-  podTag: uuid("a version tag of the pod")
-    .optional()
-    .describe("Pod version; the latest when absent. Only with podUuid."),
-  imageUuid: uuid("a personal or market image uuid")
-    .optional()
-    .describe("Create from this image instead of a pod."),
-  gpuUuid: uuid("a GPU model uuid from getGpu").describe("GPU model."),
-  gpuNums: z
-    .number({ error: `must be one of ${GPU_NUMS.join(", ")}` })
-    .refine((n) => (GPU_NUMS as readonly number[]).includes(n), {
-      error: (i) => `must be one of ${GPU_NUMS.join(", ")}, got ${String(i.input)}`,
-    })
-    .meta({ type: "integer" })
-    .describe(`Number of GPUs: ${GPU_NUMS.join(", ")}.`),
-  title: z
-    .string({ error: "must be a string" })
-    .refine((t) => [...t].length <= TITLE_MAX, {
-      error: (i) => `must be at most ${TITLE_MAX} characters, got ${[...String(i.input)].length}`,
-    })
-    .optional()
-    .describe(
-      `Instance name, at most ${TITLE_MAX} characters. When absent the provider leaves the cloud's title alone.`,
-    ),
-  running: z.boolean({ error: "must be a boolean" }).default(true).describe("Desired power state."),
-  shutdownAt: shutdownAt
-    .optional()
-    .describe("Scheduled shutdown (Unix seconds or ISO 8601); absent means none."),
-  waitTimeoutSeconds: z
-    .number({ error: "must be a number of seconds" })
-    .int("must be a whole number of seconds")
-    .positive("must be positive")
-    .default(900)
-    .describe("How long create and power changes wait."),
-  adoptInstanceUuid: uuid("an existing instance uuid")
-    .optional()
-    .describe("Adopt this existing instance instead of creating one."),
-});
-export type InstanceInputs = Inputs<typeof InstanceInputs>;
-
-const podTagNeedsPod: CrossFieldRule<InstanceInputs> = (i) =>
-  i.podTag !== undefined && !isUnknown(i.podTag) && i.imageUuid !== undefined && !isUnknown(i.imageUuid)
-    ? [
-        {
-          property: "podTag",
-          reason: "podTag goes with podUuid; an instance created from imageUuid takes no podTag",
-        },
-      ]
-    : [];
-
-const timerNeedsRunning: CrossFieldRule<InstanceInputs> = (i) =>
-  i.shutdownAt !== undefined && i.running === false
-    ? [
-        {
-          property: "shutdownAt",
-          reason: "shutdownAt schedules the shutdown of a running instance; it needs running: true",
-        },
-      ]
-    : [];
 
 const ServiceOutput = z
   .object({
@@ -112,8 +30,8 @@ const ServiceOutput = z
 const field = outputFields<CloudInstance>();
 
 const outputs = {
-  instanceUuid: field(z.string().describe("The instance's uuid; also its id."), (c) => c.instance_uuid),
-  status: field(z.number().int().describe("The cloud's numeric status (see statusName)."), (c) => c.status),
+  instanceUuid: field(z.string().describe("The instance's uuid; also its id."), "instance_uuid"),
+  status: field(z.number().int().describe("The cloud's numeric status (see statusName)."), "status"),
   statusName: field(z.string().describe("The status by name: running, stopped, ..."), (c) =>
     instanceStatusName(c.status),
   ),
@@ -132,20 +50,17 @@ const outputs = {
       .describe("SSH password of each ssh service, keyed by the service's title."),
     sshPasswords,
   ),
-  gpuName: field(z.string().nullable().describe("GPU model name."), (c) => c.gpu_name ?? null),
-  imageName: field(z.string().nullable().describe("Image name."), (c) => c.image_name ?? null),
-  imageTag: field(z.string().nullable().describe("Image version tag."), (c) => c.image_tag ?? null),
+  gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name"),
+  imageName: field(z.string().nullable().describe("Image name."), "image_name"),
+  imageTag: field(z.string().nullable().describe("Image version tag."), "image_tag"),
   createTime: field(
     z.number().int().nullable().describe("When it was created, Unix seconds."),
-    (c) => c.create_time ?? null,
+    "create_time",
   ),
-  startTime: field(
-    z.number().int().nullable().describe("When it last started, Unix seconds."),
-    (c) => c.start_time ?? null,
-  ),
+  startTime: field(z.number().int().nullable().describe("When it last started, Unix seconds."), "start_time"),
   chargingType: field(
     z.number().int().nullable().describe("Billing type, as the cloud reports it."),
-    (c) => c.charging_type ?? null,
+    "charging_type",
   ),
   shutdownRegular: field(
     z
@@ -191,11 +106,7 @@ export const instance = defineResource({
     keepWhenUnset: ["title"],
     adoptsById: "adoptInstanceUuid",
   },
-  checks: [
-    exactlyOneOf<InstanceInputs>(["podUuid", "imageUuid"], "create from a pod or from an image"),
-    podTagNeedsPod,
-    timerNeedsRunning,
-  ],
+  checks: instanceChecks,
   async create(ctx, inputs) {
     const cloud = await createInstance(ctx, inputs);
     return { id: cloud.instance_uuid, ...state(inputs, cloud) };
