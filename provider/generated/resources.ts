@@ -91,8 +91,6 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly createTime: pulumi.Output<number | null>;
   /** When it last started, Unix seconds. */
   declare readonly startTime: pulumi.Output<number | null>;
-  /** The last image saved from it: 1 uploading, 2 saved, 3 failed. */
-  declare readonly saveImageStatus: pulumi.Output<number | null>;
   /** Billing type, as the cloud reports it. */
   declare readonly chargingType: pulumi.Output<number | null>;
   /** The scheduled shutdown as the cloud reports it. */

@@ -58,10 +58,6 @@ const outputs = {
     "create_time",
   ),
   startTime: field(z.number().int().nullable().describe("When it last started, Unix seconds."), "start_time"),
-  saveImageStatus: field(
-    z.number().int().nullable().describe("The last image saved from it: 1 uploading, 2 saved, 3 failed."),
-    "save_image_status",
-  ),
   chargingType: field(
     z.number().int().nullable().describe("Billing type, as the cloud reports it."),
     "charging_type",
