@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { dataSources } from "../datasources/functions";
 import { RESOURCES } from "../resources";
-import { kindModule as kindModuleName } from "../shim";
+import { kindExport, kindModule as kindModuleName } from "../shim";
 import { dataSourceShapes } from "./data-source-shapes";
 import { resourceSchemas } from "./json-schema";
 import { packageSchema, type PackageSchema } from "./package-schema";
@@ -50,7 +50,7 @@ export function generatedFiles(root: string = packageRoot()): Map<string, string
     ["provider/generated/resources.ts", resourcesModule(resources)],
     ...RESOURCES.map((d): [string, string] => [
       `${GENERATED_DYNAMIC}/${kindModuleName(d.name)}.ts`,
-      kindModule(d.name),
+      kindModule(d.name, kindExport(d.name)),
     ]),
   ]);
 }

@@ -24,10 +24,10 @@ export function resourcesModule(
 }
 
 /** `export = providers.<Kind>`: the module Pulumi stores as one require (provider/shim.ts). */
-export function kindModule(kind: string): string {
+export function kindModule(kind: string, exportPath: string): string {
   return [
     GENERATED_NOTICE,
-    `/** \`pulumi-gpucloud/dynamic/...\`: this module's exports ARE the ${kind} provider (see provider/shim.ts). */`,
+    `/** \`${exportPath}\`: this module's exports ARE the ${kind} provider (see provider/shim.ts). */`,
     'import { providers } from "../../dynamic";',
     `export = providers.${kind};`,
     "",
