@@ -15,6 +15,8 @@ module.exports = {
   // Babel instrumentation bloats serialized dynamic providers ~35x (DESIGN §7).
   coverageProvider: "v8",
   testTimeout: 30000,
+  // Figures tests report (test/support/figures.ts) are printed once, after the run.
+  reporters: ["default", "<rootDir>/test/support/figures-reporter.js"],
   // Jest's default on a 2-core machine is one worker, but the suites mostly wait on loopback HTTP,
   // child processes and timers: two workers halve the run (209 s to 97 s measured) without starving them.
   maxWorkers: 2,

@@ -233,7 +233,8 @@ export class ProviderServer {
   private call<Res>(invoke: (callback: Callback<Res>) => unknown): Promise<Res> {
     return new Promise((resolve, reject) => {
       invoke((err, res) => {
-        if (err) reject(new Error(err.details || err.message));
+        // The gRPC error stays the cause: its metadata carries details such as ErrorResourceInitFailed.
+        if (err) reject(new Error(err.details || err.message, { cause: err }));
         else resolve(res);
       });
     });

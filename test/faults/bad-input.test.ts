@@ -12,7 +12,9 @@ import { Pool } from "undici";
 import { providers } from "../../provider/dynamic";
 import { UNKNOWN, type Harness } from "../harness";
 import { DEMO_KEY, startTestEmulator, type TestEmulator } from "../emulator/helpers";
-import { bounded, providerConfig, seconds, startHarness, type Kind } from "./world";
+import { gpucloudHarness, providerConfig, type Kind } from "../support/providers";
+import { bounded, seconds } from "./schedule";
+import { reportFigure } from "../support/figures";
 
 const RUNS_PER_RESOURCE = 3500;
 const SERVER_SAMPLE = 300;
@@ -434,12 +436,12 @@ describe("bad input", () => {
 
   beforeAll(async () => {
     emu = await startTestEmulator();
-    h = await startHarness(providerConfig(emu.url));
+    h = await gpucloudHarness({ config: providerConfig(emu.url) });
   });
   afterAll(async () => {
     await h?.stop();
     await emu?.close();
-    console.log(`faults[5 bad input]: ${figures.join(" ")}`);
+    reportFigure("faults", `faults[5 bad input]: ${figures.join(" ")}`);
   });
 
   it("check refuses every invalid input by name, never throws and never calls the API", async () => {

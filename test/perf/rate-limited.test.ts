@@ -6,7 +6,7 @@
 import { GpuCloudClient, type RequestEvent } from "pulumi-gpucloud/sdk";
 import { userOfKeySpec } from "../../emulator";
 import { InstancesRoom } from "../../emulator/instances/routes";
-import { InstanceReads } from "../../provider/instance-reads";
+import { InstanceReads } from "../../provider/resources/instance/reads";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 
 const RATE = 10;

@@ -1,45 +1,14 @@
 /**
- * The fault suite's world: an emulator in this process (so a seeded schedule can arm faults right before
- * each call reaches it), one dynamic-provider server with the real gpucloud providers, a background task
- * moving the frozen clock, and the counting every scenario reports.
+ * The fault suite's schedule: a seeded generator, a schedule that arms the emulator's own faults right
+ * before chosen calls reach it (the emulator runs in this process), and the counting every scenario
+ * reports. The world the scenarios run in is test/support/world.ts.
  */
-import { IdleClosePolicy, Instance, PersonalImage } from "pulumi-gpucloud";
-import { GpuCloudClient } from "pulumi-gpucloud/sdk";
-import type { Emulator, EmulatorOptions } from "pulumi-gpucloud/emulator";
-import { Harness, secret, serializedProvider, type Props } from "../harness";
-import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+import type { Emulator } from "pulumi-gpucloud/emulator";
 
-export type Kind = "Instance" | "IdleClosePolicy" | "PersonalImage";
 export type FaultKind = "http_500" | "http_429" | "http_503" | "reset" | "drop_after_commit" | "delay";
 
-let captured: Promise<Record<Kind, string>> | undefined;
-
-/** The `__provider` text each resource class stores in state, captured once under Pulumi's mocks. */
-export function providerTexts(): Promise<Record<Kind, string>> {
-  captured ??= (async () => ({
-    Instance: await serializedProvider(() => new Instance("i", { podUuid: "p", gpuUuid: "g", gpuNums: 1 })),
-    IdleClosePolicy: await serializedProvider(
-      () => new IdleClosePolicy("p", { instanceUuid: "i", idlePeriodMinutes: 10 }),
-    ),
-    PersonalImage: await serializedProvider(() => new PersonalImage("m", { instanceUuid: "i" })),
-  }))();
-  return captured;
-}
-
-/** Polls of the provider's waits: fast, since the clock moves many simulated seconds per real millisecond. */
-const POLL_MS = "10";
-
-export function providerConfig(url: string, key = DEMO_KEY): Props {
-  return {
-    "gpucloud:apiKey": secret(key),
-    "gpucloud:baseUrl": url,
-    "gpucloud:pollIntervalMs": POLL_MS,
-  };
-}
-
-export async function startHarness(config: Props | undefined, env?: NodeJS.ProcessEnv): Promise<Harness> {
-  return Harness.start({ providers: await providerTexts(), module: "gpucloud", config, env });
-}
+/** The emulator of a fault scenario: a fleet billed for simulated hours must not run out of money half way. */
+export const FAULT_EMULATOR = { balance: 1_000_000_000 };
 
 /** mulberry32: a small seeded generator, so every run of the suite arms the same faults in the same order. */
 export function seeded(seed: number): () => number {
@@ -157,69 +126,4 @@ export async function bounded<T>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
   return results;
-}
-
-export interface FaultWorld {
-  emu: TestEmulator;
-  emulator: Emulator;
-  h: Harness;
-  /** The same cloud reached directly, for out-of-band checks (never under a fault schedule's rules). */
-  api: GpuCloudClient;
-  /** Instance inputs for a 1 x 4090D ComfyUI instance. */
-  spec: Props;
-  /** Runs `work` while a parallel task moves the frozen clock, so the provider's waits end without sleeping. */
-  advancing<T>(work: Promise<T>, secondsPerStep?: number): Promise<T>;
-  /** Every instance the emulator holds, of every user, from its own state (no API call, no fault). */
-  cloudInstances(): string[];
-  stop(): Promise<void>;
-}
-
-/** Every instance the emulator holds, read from its instances room (the snapshot is the record list). */
-function instancesIn(emulator: Emulator): string[] {
-  const room = emulator.rooms.find((r) => r.name === "instances");
-  return ((room?.snapshot() ?? []) as { instance_uuid: string }[]).map((i) => i.instance_uuid).sort();
-}
-
-export async function startFaultWorld(options: EmulatorOptions = {}): Promise<FaultWorld> {
-  // A fleet billed for simulated hours must not run out of money half way.
-  const emu = await startTestEmulator({ balance: 1_000_000_000, ...options });
-  const emulator = emu.running.emulator;
-  const h = await startHarness(providerConfig(emu.url)).catch(async (err: unknown) => {
-    await emu.close();
-    throw err;
-  });
-  const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
-  const spec = {
-    podUuid: (await pod(emu, "ComfyUI")).uuid,
-    gpuUuid: await gpuUuid(emu, "4090D"),
-    gpuNums: 1,
-  };
-  return {
-    emu,
-    emulator,
-    h,
-    api,
-    spec,
-    async advancing(work, secondsPerStep = 10) {
-      let done = false;
-      const settled = work.finally(() => (done = true));
-      const ticker = (async () => {
-        while (!done) {
-          emu.running.advance(secondsPerStep);
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      })();
-      try {
-        return await settled;
-      } finally {
-        await ticker;
-      }
-    },
-    cloudInstances: () => instancesIn(emulator),
-    async stop() {
-      await api.close();
-      await h.stop();
-      await emu.close();
-    },
-  };
 }

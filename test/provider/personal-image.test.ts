@@ -1,5 +1,5 @@
 import { UNKNOWN, type ResourceState } from "../harness";
-import { startWorld, type World } from "./world";
+import { startWorld, type World } from "../support/world";
 
 describe("PersonalImage against the emulator", () => {
   let w: World;

@@ -16,7 +16,7 @@ import {
   TimeoutError,
   type GpuCloudClient,
   type Instance,
-} from "../sdk";
+} from "../../../sdk";
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
@@ -289,6 +289,19 @@ export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): 
   }
   consistent &&= instances.size === total;
   return { instances, consistent, atomic: pages === 1, pages };
+}
+
+/** The instance as a shared read shows it; undefined when the cloud says it does not exist. */
+export async function instanceUnlessGone(
+  api: GpuCloudClient,
+  instanceUuid: string,
+): Promise<Instance | undefined> {
+  try {
+    return await instanceReads(api).info(instanceUuid);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
 }
 
 const byClient = new WeakMap<GpuCloudClient, InstanceReads>();
