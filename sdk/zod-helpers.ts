@@ -14,3 +14,13 @@ export function listOf<T extends z.ZodType>(item: T) {
 }
 
 export const NoData = z.unknown();
+
+/**
+ * Run statuses as the SDK reports them. Public clients of the live service also meet the spelling
+ * "canceled"; the SDK reads it as the documented "cancelled", in answers and in filters it sends.
+ */
+export function normalizeRunStatus(status: string): string {
+  return status === "canceled" ? "cancelled" : status;
+}
+
+export const runStatus = z.string().transform(normalizeRunStatus);
