@@ -12,20 +12,10 @@ import {
   OutcomeUnknownError,
   ServerError,
   type GpuCloudClient,
-  type GpuCloudError,
 } from "pulumi-gpucloud/sdk";
-import { countCalls, KEY, OTHER_KEY, startCloud, USER, type Cloud } from "./harness";
+import { countCalls, ERROR_MODES, failure, KEY, OTHER_KEY, startCloud, USER, type Cloud } from "./harness";
 
-async function failure(promise: Promise<unknown>): Promise<GpuCloudError> {
-  return promise.then(
-    () => {
-      throw new Error("expected a failure");
-    },
-    (err: GpuCloudError) => err,
-  );
-}
-
-describe.each(["http", "envelope"] as const)("business failures with %s statuses", (mode) => {
+describe.each(ERROR_MODES)("business failures with %s statuses", (mode) => {
   let cloud: Cloud;
   let client: GpuCloudClient;
   let spec: { pod_uuid: string; gpu_uuid: string; gpu_nums: number };

@@ -11,56 +11,45 @@ import {
   NotFoundError,
 } from "pulumi-gpucloud/sdk";
 import { foreignServer, json, POD_PAGE, type ForeignServer } from "./foreign-server";
-import { KEY, startCloud, type Cloud } from "./harness";
+import { cloudFor, ERROR_MODES, failure, KEY } from "./harness";
 
-async function failure(promise: Promise<unknown>): Promise<GpuCloudError> {
-  return promise.then(
-    () => {
-      throw new Error("expected a failure");
-    },
-    (err: GpuCloudError) => err,
-  );
-}
-
-describe.each(["http", "envelope"] as const)("the emulator answering failures with %s statuses", (mode) => {
-  let cloud: Cloud;
-  beforeAll(async () => {
-    cloud = await startCloud({ errorStatus: mode });
-  });
-  afterAll(() => cloud.close());
+describe.each(ERROR_MODES)("the emulator answering failures with %s statuses", (mode) => {
+  const cloudIn = cloudFor({ errorStatus: mode });
 
   it("reports a wrong base path as EndpointNotFoundError naming the full URL and the fix", async () => {
-    const wrong = cloud.client({ baseUrl: `${cloud.url}/api/open` });
+    const wrong = cloudIn().client({ baseUrl: `${cloudIn().url}/api/open` });
     const err = await failure(wrong.instances.info("i-123"));
     expect(err).toBeInstanceOf(EndpointNotFoundError);
     expect(err).not.toBeInstanceOf(NotFoundError);
-    const url = `${cloud.url}/api/open/api/open/v2/instance/info?instance_uuid=i-123`;
+    const url = `${cloudIn().url}/api/open/api/open/v2/instance/info?instance_uuid=i-123`;
     expect((err as EndpointNotFoundError).url).toBe(url);
     expect(err.message).toContain(`${url} is not an endpoint of API v2`);
     expect(err.message).toContain("baseUrl: it must be the service root");
   });
 
   it("never takes a wrong base path for an instance or image that is already gone", async () => {
-    const wrong = cloud.client({ baseUrl: `${cloud.url}/api/open` });
+    const wrong = cloudIn().client({ baseUrl: `${cloudIn().url}/api/open` });
     await expect(wrong.instances.destroy("i-123")).rejects.toBeInstanceOf(EndpointNotFoundError);
     await expect(wrong.images.delete("img-123")).rejects.toBeInstanceOf(EndpointNotFoundError);
   });
 
   it("still reports the API's own missing resource as NotFoundError, and a delete of it as done", async () => {
-    const client = cloud.client();
+    const client = cloudIn().client();
     await expect(client.instances.info("i-missing")).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.instances.destroy("i-missing")).resolves.toBeUndefined();
     await expect(client.images.delete("img-missing")).resolves.toBeUndefined();
   });
 
   it("verifies the service with one public call, and refuses a wrong base path", async () => {
-    await cloud.clearRequests();
-    await expect(cloud.client({ apiKey: undefined }).verifyService()).resolves.toBeUndefined();
-    const log = await cloud.requests();
+    await cloudIn().clearRequests();
+    await expect(cloudIn().client({ apiKey: undefined }).verifyService()).resolves.toBeUndefined();
+    const log = await cloudIn().requests();
     expect(log.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /pod/list"]);
-    await expect(cloud.client({ baseUrl: `${cloud.url}/api/open` }).verifyService()).rejects.toBeInstanceOf(
-      EndpointNotFoundError,
-    );
+    await expect(
+      cloudIn()
+        .client({ baseUrl: `${cloudIn().url}/api/open` })
+        .verifyService(),
+    ).rejects.toBeInstanceOf(EndpointNotFoundError);
   });
 });
 

@@ -4,18 +4,9 @@
  * A foreign server sends the Retry-After values the emulator never does; waits run against the emulator.
  */
 import type { ServerResponse } from "node:http";
-import { GpuCloudClient, RateLimitError, TimeoutError, type GpuCloudError } from "pulumi-gpucloud/sdk";
+import { GpuCloudClient, RateLimitError, TimeoutError } from "pulumi-gpucloud/sdk";
 import { foreignServer, json, type ForeignServer } from "./foreign-server";
-import { startCloud, type Cloud } from "./harness";
-
-async function failure(promise: Promise<unknown>): Promise<GpuCloudError> {
-  return promise.then(
-    () => {
-      throw new Error("expected a failure");
-    },
-    (err: GpuCloudError) => err,
-  );
-}
+import { cloudFor, ERROR_MODES, failure } from "./harness";
 
 function refuse(res: ServerResponse, retryAfter: string, headers: Record<string, string> = {}): void {
   json(
@@ -112,21 +103,23 @@ describe("a Retry-After longer than the client may wait", () => {
   });
 });
 
-describe.each(["http", "envelope"] as const)("waits under rate limits (emulator, %s statuses)", (mode) => {
-  let cloud: Cloud;
-  beforeAll(async () => {
-    cloud = await startCloud({ errorStatus: mode });
-  });
-  afterAll(() => cloud.close());
+describe.each(ERROR_MODES)("waits under rate limits (emulator, %s statuses)", (mode) => {
+  const cloudIn = cloudFor({ errorStatus: mode });
 
-  it("pass their deadline to their polls: a Retry-After past it ends the wait at once", async () => {
-    const client = cloud.client();
+  /** A new instance (status 1, starting) and the client that made it. */
+  async function starting(): Promise<{ client: GpuCloudClient; instance_uuid: string }> {
+    const client = cloudIn().client();
     const { instance_uuid } = await client.instances.createByPod({
       pod_uuid: (await client.catalogue.pods()).pod_list[0].uuid,
       gpu_uuid: (await client.catalogue.gpus()).gpu_list.find((g) => g.status === 1)!.gpu_uuid,
       gpu_nums: 1,
     });
-    await cloud.fault("/instance/info", "http_429", 1);
+    return { client, instance_uuid };
+  }
+
+  it("pass their deadline to their polls: a Retry-After past it ends the wait at once", async () => {
+    const { client, instance_uuid } = await starting();
+    await cloudIn().fault("/instance/info", "http_429", 1);
     const err = await failure(
       client.instances.waitForStatus(instance_uuid, [2], { timeoutMs: 400, pollIntervalMs: 50 }),
     );
@@ -136,20 +129,15 @@ describe.each(["http", "envelope"] as const)("waits under rate limits (emulator,
   });
 
   it("ride out a 429 that ends before their deadline", async () => {
-    const client = cloud.client();
-    const { instance_uuid } = await client.instances.createByPod({
-      pod_uuid: (await client.catalogue.pods()).pod_list[0].uuid,
-      gpu_uuid: (await client.catalogue.gpus()).gpu_list.find((g) => g.status === 1)!.gpu_uuid,
-      gpu_nums: 1,
-    });
-    await cloud.advance(120);
-    await cloud.fault("/instance/info", "http_429", 1);
+    const { client, instance_uuid } = await starting();
+    await cloudIn().advance(120);
+    await cloudIn().fault("/instance/info", "http_429", 1);
     const running = await client.instances.waitForStatus(instance_uuid, [2], {
       timeoutMs: 20_000,
       pollIntervalMs: 50,
     });
     expect(running.status).toBe(2);
-    const info = cloud.events.filter((e) => e.path === `/instance/info?instance_uuid=${instance_uuid}`);
+    const info = cloudIn().events.filter((e) => e.path === `/instance/info?instance_uuid=${instance_uuid}`);
     expect(info.map((e) => e.status)).toEqual([429, 200]);
   });
 });
