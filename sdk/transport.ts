@@ -42,6 +42,7 @@ export interface RequestEvent {
   status?: number;
   /** When the attempt went on the wire (Unix ms): it passed the pacing gate holding a free connection. */
   sentAt: number;
+  /** From sentAt until the answer was handled (or the attempt failed), on the same clock. */
   durationMs: number;
   /** The Retry-After of a 429 answer, in ms. */
   retryAfterMs?: number;
@@ -243,9 +244,10 @@ export class Transport {
     try {
       const pass = await this.gate.wait({ deadline: spec.deadline, signal: spec.signal });
       if (pass.kind === "turned_away") throw this.turnedAway(spec, relPath, pass);
-      const started = performance.now();
       const outcome = await this.attempt(spec, relPath);
-      const durationMs = Math.round(performance.now() - started);
+      // On the gate's clock, read just before the gate hears of the answer: sentAt + durationMs is when
+      // the gate learned of a 429, so a request log shows its Retry-After window exactly as the gate held it.
+      const durationMs = Date.now() - pass.sentAt;
       if (outcome.ok) this.gate.succeeded();
       else if (outcome.failure.kind === "status" && outcome.failure.status === 429)
         this.gate.rateLimited(outcome.failure.retryAfterMs, pass.sentAt);
