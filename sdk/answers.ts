@@ -140,9 +140,9 @@ function meantStatus(a: Answer): number {
 
 /**
  * A message saying the resource is missing, in English or Chinese (public clients of the live service
- * see both). An expired temporary asset counts as missing, as its HTTP 404 does.
+ * see both). Kept narrow on purpose: whatever matches here on an HTTP 200 is reported as gone.
  */
-const SAYS_MISSING = /not found|not exist|no such|expired|不存在|未找到|已过期/i;
+const SAYS_MISSING = /not found|not exist|no such|不存在|未找到/i;
 
 function isMissingResource(a: Answer): boolean {
   if (a.shape !== "envelope" || (a.code !== -1 && a.code !== 1)) return false;
@@ -326,7 +326,10 @@ export const ANSWER_MEANINGS: readonly Meaning[] = [
     matches: (a) => meantStatus(a) >= 500 || (a.shape === "envelope" && a.code === -2),
     error: ServerError,
     why: (a) => `the service failed: ${said(a)}`,
-    next: () => "This is the service's fault, not the request's; try again later.",
+    next: (_a, input) =>
+      input.waitLimit && input.retryAfterMs !== undefined
+        ? `It asked to wait ${formatWait(input.retryAfterMs)}${until((input.receivedAt ?? Date.now()) + input.retryAfterMs)}, longer than this call may wait (${describeLimit(input.waitLimit)}), so it was not retried. ${retryLater(input.waitLimit)}`
+        : "This is the service's fault, not the request's; try again later.",
   },
   {
     when: "an answer that is not the API's (HTML, text, empty, JSON without code or error)",

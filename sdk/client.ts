@@ -86,7 +86,8 @@ export class GpuCloudClient {
    * Checks that baseUrl serves API v2, with one cheap public call (the first pod of /pod/list, no key
    * needed). Throws EndpointNotFoundError when the address answers 404 (a wrong path, a proxy's page),
    * or another GpuCloudError when it answers something that is not API v2 (an HTML page with 200, say).
-   * Concurrent calls share one request, and once it succeeded later calls return at once.
+   * Concurrent calls share one request (made with the first caller's options), and once it succeeded
+   * later calls return at once; after a failure the next call asks again.
    */
   verifyService(options: CallOptions = {}): Promise<void> {
     this.verified ??= this.catalogue.pods({ page: 1, page_size: 1 }, options).then(

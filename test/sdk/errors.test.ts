@@ -75,9 +75,11 @@ describe("errors built from an HTTP status and a body", () => {
     ];
     for (const answer of missing)
       expect(errorFromResponse({ ...ctx, ...answer })).toBeInstanceOf(NotFoundError);
-    expect(
-      errorFromResponse({ ...ctx, status: 200, body: { code: -1, msg: "query failed" } }),
-    ).toBeInstanceOf(BusinessError);
+    for (const msg of ["query failed", "token expired", "instance is being destroyed"]) {
+      expect(errorFromResponse({ ...ctx, status: 200, body: { code: -1, msg } })).toBeInstanceOf(
+        BusinessError,
+      );
+    }
   });
 
   it("maps the API's unknown-path answer to EndpointNotFoundError, not NotFoundError, naming the URL and the fix", () => {

@@ -4,7 +4,7 @@
  * A foreign server sends the Retry-After values the emulator never does; waits run against the emulator.
  */
 import type { ServerResponse } from "node:http";
-import { GpuCloudClient, RateLimitError, TimeoutError } from "pulumi-gpucloud/sdk";
+import { GpuCloudClient, RateLimitError, ServerError, TimeoutError } from "pulumi-gpucloud/sdk";
 import { foreignServer, json, type ForeignServer } from "./foreign-server";
 import { cloudFor, ERROR_MODES, failure } from "./harness";
 
@@ -90,6 +90,22 @@ describe("a Retry-After longer than the client may wait", () => {
     expect(err.message).toContain("asked to wait 5 s");
     expect(err.message).toMatch(/longer than this call may wait \(1 s, its deadline\)/);
     expect(server.hits).toHaveLength(1);
+  });
+
+  it("on a 503 fails at once too, as a ServerError saying how long the service asked to wait", async () => {
+    const unavailable = await foreignServer((_req, res) =>
+      json(res, 503, { code: 503, message: "maintenance" }, { "retry-after": "7200" }),
+    );
+    try {
+      const c = new GpuCloudClient({ baseUrl: unavailable.url, apiKey: "sk-rate-limit-test" });
+      clients.push(c);
+      const err = await failure(c.account.balance());
+      expect(err).toBeInstanceOf(ServerError);
+      expect(err.message).toMatch(/It asked to wait 2 h \(until .*\), longer than this call may wait/);
+      expect(unavailable.hits).toHaveLength(1);
+    } finally {
+      await unavailable.close();
+    }
   });
 
   it("turns the client's next calls away without sending them while the pause lasts", async () => {
