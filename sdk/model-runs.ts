@@ -5,7 +5,7 @@ import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { checkModelRunInputs, idempotencyKeyIssues } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { decimal, int, listOf, normalizeRunStatus, runStatus } from "./zod-helpers";
+import { decimal, int, listOf, runStatus, withRunStatus } from "./zod-helpers";
 
 export const ModelRunSchema = z.looseObject({
   run_id: z.string(),
@@ -108,7 +108,7 @@ export class ModelRuns {
       {
         method: "GET",
         path: "/model-runs/list",
-        query: { ...query, status: query.status && normalizeRunStatus(query.status) },
+        query: { ...withRunStatus(query) },
         safety: "read",
         action: "list model runs",
         schema: ModelRunListSchema,

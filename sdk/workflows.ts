@@ -5,7 +5,7 @@ import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { checkWorkflowInputs, idempotencyKeyIssues, requireString } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { decimal, int, listOf, normalizeRunStatus, runStatus } from "./zod-helpers";
+import { decimal, int, listOf, runStatus, withRunStatus } from "./zod-helpers";
 
 export const OptionSchema = z.looseObject({
   label: z.string().optional(),
@@ -321,7 +321,7 @@ export class Workflows {
       {
         method: "GET",
         path: "/workflow/run/list",
-        query: { ...query, status: query.status && normalizeRunStatus(query.status) },
+        query: { ...withRunStatus(query) },
         safety: "read",
         action: "list workflow runs",
         schema: RunListSchema,

@@ -24,3 +24,8 @@ export function normalizeRunStatus(status: string): string {
 }
 
 export const runStatus = z.string().transform(normalizeRunStatus);
+
+/** A list query whose status filter is sent in the documented spelling. */
+export function withRunStatus<Q extends { status?: string }>(query: Q): Q {
+  return query.status === undefined ? query : { ...query, status: normalizeRunStatus(query.status) };
+}
