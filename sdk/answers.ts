@@ -76,7 +76,7 @@ function errorObjectMessage(error: unknown): string | undefined {
 }
 
 function readText(status: number, text: string | undefined): Answer {
-  const trimmed = text?.trim() ?? "";
+  const trimmed = text?.replace(/\s+/g, " ").trim() ?? "";
   if (trimmed === "") return { status, shape: "empty" };
   if (trimmed.startsWith("<")) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
