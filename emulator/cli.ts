@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
+import { errorStatusMode } from "./core/envelope";
 import { startEmulator } from "./index";
 
 const HELP = `Usage: gpucloud-emulator [options]
@@ -15,6 +16,8 @@ Options:
   --time-scale N         simulated seconds per real second; 0 freezes the clock (default 1)
   --rate-limit N         requests per second per key, 0 is off (default 0)
   --state FILE           load state from FILE at start and save it after every change
+  --error-status MODE    http (default): failures answer 4xx/5xx; envelope: business failures answer
+                         HTTP 200 with the envelope code, as clients of the live service expect
   --help                 show this help
 `;
 
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
       "time-scale": { type: "string" },
       "rate-limit": { type: "string" },
       state: { type: "string" },
+      "error-status": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -58,6 +62,7 @@ async function main(): Promise<void> {
     timeScale: numberOption("time-scale", values["time-scale"], 1, (n) => n >= 0),
     rateLimit: numberOption("rate-limit", values["rate-limit"], 0, (n) => Number.isInteger(n) && n >= 0),
     stateFile: values.state,
+    errorStatus: errorStatusMode(values["error-status"], "--error-status"),
   });
   // Handlers go in before the listening line: a supervisor may signal as soon as it reads that line.
   const stop = () => {

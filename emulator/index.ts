@@ -2,6 +2,7 @@ import { Emulator, type EmulatorOptions } from "./server";
 
 export { API_BASE, ADMIN_BASE, BODY_LIMIT, Emulator, type EmulatorOptions } from "./server";
 export type { Room, RoomContext } from "./core/room";
+export type { ErrorStatusMode } from "./core/envelope";
 export { fingerprint, userOfKeySpec } from "./core/auth";
 export {
   INSTANCE_TRANSITIONS,

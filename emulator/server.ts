@@ -6,7 +6,7 @@ import { registerConsole } from "./console/routes";
 import { registerAdminRoutes } from "./core/admin";
 import { fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
-import { installErrorHandling } from "./core/envelope";
+import { errorStatusMode, installErrorHandling, type ErrorStatusMode } from "./core/envelope";
 import { altError, notLoggedIn, rateLimited, systemError } from "./core/errors";
 import { FaultTable } from "./core/faults";
 import { newId } from "./core/ids";
@@ -55,6 +55,8 @@ export interface EmulatorOptions {
   stateFile?: string;
   /** Simulated start time in Unix seconds; default now. */
   startTime?: number;
+  /** `envelope` answers business failures with HTTP 200 and the envelope code; default `http`. */
+  errorStatus?: ErrorStatusMode;
 }
 
 /** The whole emulator: shared core, the room list, the HTTP app and the real-time ticker. */
@@ -193,7 +195,8 @@ export class Emulator {
 
   private buildApp(): FastifyInstance {
     const app = Fastify({ bodyLimit: BODY_LIMIT, logger: false, forceCloseConnections: true });
-    installErrorHandling(app, BODY_LIMIT);
+    const mode = errorStatusMode(this.options.errorStatus);
+    installErrorHandling(app, BODY_LIMIT, { mode, apiBase: API_BASE });
     app.addHook("onRequest", async (request, reply) => {
       const path = request.url.split("?")[0];
       if (!path.startsWith(`${API_BASE}/`)) return;

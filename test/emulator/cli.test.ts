@@ -107,6 +107,7 @@ describe("gpucloud-emulator CLI", () => {
       "--time-scale",
       "--rate-limit",
       "--state",
+      "--error-status",
       "--help",
     ]) {
       expect(text).toContain(option);
@@ -119,5 +120,13 @@ describe("gpucloud-emulator CLI", () => {
     child.stderr!.on("data", (chunk) => (text += chunk));
     expect(await exitCode(child)).toBe(2);
     expect(text).toContain("--port");
+  });
+
+  it("refuses an --error-status it does not know, naming the allowed modes", async () => {
+    const child = runCli(out, ["--port", "0", "--error-status", "quiet"]);
+    let text = "";
+    child.stderr!.on("data", (chunk) => (text += chunk));
+    expect(await exitCode(child)).toBe(2);
+    expect(text).toContain('--error-status: must be one of http, envelope, got "quiet"');
   });
 });
