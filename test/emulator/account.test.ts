@@ -77,7 +77,8 @@ describe("emulator account", () => {
   it("stops a running instance whose charge took the balance below zero", async () => {
     const uuid = await runningInstance(t);
     await t.admin("PUT", `/users/${DEMO_USER}/balance`, { balance: 1 });
-    await t.advance(BILLING_PERIOD_SECONDS - 60);
+    // The first hour was pre-deducted at creation; the second hour's charge takes the balance below zero.
+    await t.advance(2 * BILLING_PERIOD_SECONDS - 60);
     expect((await instanceInfo(t, uuid)).body.data.status).toBe(21);
     await t.advance(10);
     expect((await instanceInfo(t, uuid)).body.data.status).toBe(22);
