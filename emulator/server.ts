@@ -107,7 +107,8 @@ export class Emulator {
   /** What the start did that the caller should know of (the CLI prints them on stderr). */
   readonly notices: string[] = [];
   private readonly seedData: Seed;
-  private readonly stateFile?: StateFile;
+  /** The `--state` file, when there is one. */
+  readonly stateFile?: StateFile;
   private readonly apiRoutes: RegExp[] = [];
   private latency?: LatencyTable;
   private ticker?: NodeJS.Timeout;

@@ -4,7 +4,7 @@ import { fingerprint } from "./auth";
 import { ApiError, paramError } from "./errors";
 import { faultSchema } from "./faults";
 import { StateProblem } from "./state-schema";
-import { parseBody } from "./validation";
+import { amount, parseBody } from "./validation";
 import type { Emulator } from "../server";
 
 /** A snapshot holds every run's inputs: it may be far larger than an API body. */
@@ -57,15 +57,7 @@ export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator):
 
   // {user} is a user name or one of that user's API keys, so nobody needs /state to learn the name.
   admin.put<{ Params: { user: string } }>("/users/:user/balance", async (request) => {
-    const { balance } = parseBody(
-      z.object({
-        balance: z.union([
-          z.number(),
-          z.string().regex(/^-?\d+(\.\d+)?$/, { message: "must be a decimal number" }),
-        ]),
-      }),
-      request.body,
-    );
+    const { balance } = parseBody(z.object({ balance: amount(false) }), request.body);
     const user = userNamed(emulator, request.params.user);
     emulator.wallet.setBalance(user, balance);
     return { user, balance: emulator.wallet.balance(user) };

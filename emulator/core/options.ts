@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { parseKeySpec } from "./auth";
 import { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./durations";
-import { describeIssue, formatPath } from "./validation";
+import { amount, describeIssue, formatPath } from "./validation";
 
 /** An option the emulator cannot start with; the message names the option and the rule. */
 export class OptionError extends Error {
@@ -33,11 +34,12 @@ export const latencyOption = z.record(z.string(), z.int().min(0).max(MAX_LATENCY
 const OPTION_RULES: Record<string, z.ZodType> = {
   host: z.string().min(1),
   port: z.int().min(0).max(65535),
-  apiKeys: z.array(z.string()),
-  balance: z.union([
-    z.number().min(0),
-    z.string().regex(/^\d+(\.\d+)?$/, { message: "must be a decimal number" }),
-  ]),
+  apiKeys: z.array(
+    z.string().refine((spec) => validKeySpec(spec), {
+      message: "must be KEY or USER:KEY, without spaces and with neither part empty",
+    }),
+  ),
+  balance: amount(true),
   timeScale: z.number().min(0),
   rateLimit: z.int().min(0),
   stateFile: z.string().min(1),
@@ -100,5 +102,14 @@ export class LatencyTable {
 
   of(apiPath: string): number {
     return this.perPath.get(apiPath) ?? this.fallback;
+  }
+}
+
+function validKeySpec(spec: string): boolean {
+  try {
+    parseKeySpec(spec);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -21,6 +21,11 @@ export class StateFileError extends Error {
  * `save()` (every mutating request, before its answer) therefore knows its change is on disk.
  */
 export class StateFile {
+  /**
+   * How many writes reached the disk, and the last one's size, the time it blocked the event loop
+   * (serializing) and its whole time (serializing and the asynchronous write).
+   */
+  readonly stats = { writes: 0, bytes: 0, blockedMs: 0, ms: 0 };
   private writing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private written: string | undefined;
@@ -99,7 +104,9 @@ export class StateFile {
   }
 
   private async write(): Promise<void> {
+    const started = performance.now();
     const text = this.serialize();
+    const blockedMs = performance.now() - started;
     if (text === this.written) return;
     try {
       await writeFile(this.temporary, text, { mode: FILE_MODE });
@@ -109,6 +116,10 @@ export class StateFile {
       throw new StateFileError(this.path, `cannot be written (${describe(error)})`);
     }
     this.written = text;
+    this.stats.writes += 1;
+    this.stats.bytes = Buffer.byteLength(text);
+    this.stats.blockedMs = blockedMs;
+    this.stats.ms = performance.now() - started;
   }
 }
 

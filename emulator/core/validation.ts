@@ -68,6 +68,17 @@ function unit(origin: string): string {
   return origin === "array" ? " entries" : "";
 }
 
+/** An amount of money as a JSON number or a decimal string ("12.5"); `nonNegative` refuses below 0. */
+export function amount(nonNegative: boolean) {
+  const text = nonNegative ? /^\d+(\.\d+)?$/ : /^-?\d+(\.\d+)?$/;
+  return z.custom<number | string>(
+    (v) =>
+      (typeof v === "number" && Number.isFinite(v) && (!nonNegative || v >= 0)) ||
+      (typeof v === "string" && text.test(v)),
+    { message: `must be a decimal number${nonNegative ? " of at least 0" : ""}, as a JSON number or string` },
+  );
+}
+
 /** An integer field of a JSON body restricted to a set of values, e.g. gpu_nums 1, 2, 4, 8. */
 export function oneOfInts(values: readonly number[]) {
   return z.number().refine((v) => values.includes(v), { message: `must be one of ${values.join(", ")}` });
