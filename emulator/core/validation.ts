@@ -52,7 +52,10 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
     return issue.message;
   }
   if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}${unit(issue.origin)}`;
-  if (issue.code === "too_small") return `must be at least ${String(issue.minimum)}${unit(issue.origin)}`;
+  if (issue.code === "too_small") {
+    if (issue.origin === "string" && issue.minimum === 1) return "must not be empty";
+    return `must be at least ${String(issue.minimum)}${unit(issue.origin)}`;
+  }
   if (issue.code === "unrecognized_keys") return `has an unknown field: ${issue.keys.join(", ")}`;
   return issue.message;
 }
