@@ -5,6 +5,7 @@ export type { Room, RoomContext } from "./core/room";
 export { fingerprint, userOfKeySpec } from "./core/auth";
 export { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./core/durations";
 export { OptionError } from "./core/options";
+export { seededRandom } from "./core/random";
 export { MAX_STORED_INPUT_BYTES } from "./core/validation";
 export {
   INSTANCE_TRANSITIONS,

@@ -17,7 +17,7 @@ import { RateLimiter } from "./core/ratelimit";
 import { type LoggedRequest, RequestLog } from "./core/requestlog";
 import type { Room, RoomContext } from "./core/room";
 import { BUILT_IN_SEED, loadSeedFile, type Seed } from "./core/seed-file";
-import { exportState, importState, type StateHolders } from "./core/state";
+import { exportState, importState, serializeState, type StateHolders } from "./core/state";
 import { StateProblem } from "./core/state-schema";
 import { Wallet } from "./core/wallet";
 import { ImagesRoom } from "./images/routes";
@@ -166,7 +166,7 @@ export class Emulator {
     if (options.stateFile === undefined) {
       this.seed();
     } else {
-      this.stateFile = new StateFile(options.stateFile, () => JSON.stringify(this.exportState()));
+      this.stateFile = new StateFile(options.stateFile, () => serializeState(this.holders()));
       this.startFrom(this.stateFile);
     }
     this.app = this.buildApp();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { seededRandom } from "./random";
 
 export const FAULT_KINDS = [
   "http_500",
@@ -83,7 +84,7 @@ export class FaultTable {
     const seed = spec.seed === undefined ? {} : { seed: spec.seed };
     this.armed.push({
       fault: { path, kind, probability: spec.probability, ...seed, ...hold, calls: 0, fired: 0 },
-      draw: spec.seed === undefined ? Math.random : mulberry32(spec.seed),
+      draw: spec.seed === undefined ? Math.random : seededRandom(spec.seed),
     });
   }
 
@@ -116,16 +117,4 @@ export class FaultTable {
   clear(): void {
     this.armed = [];
   }
-}
-
-/** A small, well-known seeded generator (uniform in [0, 1)): the same seed draws the same sequence. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -1,6 +1,7 @@
 import { chmodSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { chmod, rename, writeFile } from "node:fs/promises";
+import { chmod, open, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { type Chunks, sameChunks } from "./settled-json";
 
 /** The state file holds API keys and SSH passwords: only its owner may read it. */
 const FILE_MODE = 0o600;
@@ -19,6 +20,7 @@ export class StateFileError extends Error {
  * half of one. Writes are asynchronous and coalesced: every `save()` made while a write runs is
  * served by the one next write, which snapshots the state when it starts. A caller that awaits
  * `save()` (every mutating request, before its answer) therefore knows its change is on disk.
+ * The state comes as encoded chunks (settled records reuse theirs), written without being joined.
  */
 export class StateFile {
   /**
@@ -28,12 +30,12 @@ export class StateFile {
   readonly stats = { writes: 0, bytes: 0, blockedMs: 0, ms: 0 };
   private writing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
-  private written: string | undefined;
+  private written: Chunks | undefined;
   private readonly temporary: string;
 
   constructor(
     readonly path: string,
-    private readonly serialize: () => string,
+    private readonly serialize: () => Chunks,
   ) {
     this.temporary = `${path}.${process.pid}.tmp`;
   }
@@ -78,15 +80,15 @@ export class StateFile {
 
   /** Writes now, synchronously: at start, so that a file that cannot be written fails the start. */
   saveNow(): void {
-    const text = this.serialize();
+    const chunks = this.serialize();
     try {
-      writeFileSync(this.temporary, text, { mode: FILE_MODE });
+      writeFileSync(this.temporary, Buffer.concat(chunks), { mode: FILE_MODE });
       chmodSync(this.temporary, FILE_MODE);
       renameSync(this.temporary, this.path);
     } catch (error) {
       throw new StateFileError(this.path, `cannot be written (${describe(error)})`);
     }
-    this.written = text;
+    this.written = chunks;
   }
 
   /** Resolves once a write that began after this call has finished (or found nothing new to write). */
@@ -105,19 +107,26 @@ export class StateFile {
 
   private async write(): Promise<void> {
     const started = performance.now();
-    const text = this.serialize();
+    const chunks = this.serialize();
     const blockedMs = performance.now() - started;
-    if (text === this.written) return;
+    if (sameChunks(this.written, chunks)) return;
+    const bytes = chunks.reduce((sum, part) => sum + part.length, 0);
     try {
-      await writeFile(this.temporary, text, { mode: FILE_MODE });
+      const file = await open(this.temporary, "w", FILE_MODE);
+      try {
+        const { bytesWritten } = await file.writev(chunks);
+        if (bytesWritten !== bytes) throw new Error(`wrote ${bytesWritten} of ${bytes} bytes`);
+      } finally {
+        await file.close();
+      }
       await chmod(this.temporary, FILE_MODE);
       await rename(this.temporary, this.path);
     } catch (error) {
       throw new StateFileError(this.path, `cannot be written (${describe(error)})`);
     }
-    this.written = text;
+    this.written = chunks;
     this.stats.writes += 1;
-    this.stats.bytes = Buffer.byteLength(text);
+    this.stats.bytes = bytes;
     this.stats.blockedMs = blockedMs;
     this.stats.ms = performance.now() - started;
   }

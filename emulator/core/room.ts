@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
+import { chunk, type Chunks } from "./settled-json";
 import type { Wallet } from "./wallet";
 
 /**
@@ -17,6 +18,8 @@ import type { Wallet } from "./wallet";
  *   PUT /_emulator/snapshot). `stateSchema` is the zod schema of that JSON: restore only ever receives
  *   a document that passed it, and `checkState` (optional) refuses one whose records name users or
  *   reservations the rest of the state lacks, so that no transition fails later on a broken reference.
+ *   `serializeState` (optional) is `JSON.stringify(snapshot())` in encoded chunks, cheaper: rooms whose
+ *   records pile up (runs) reuse the chunks of records that can no longer change (core/settled-json.ts).
  * - `reset()` goes back to the seed (POST /_emulator/reset). Seed ids must be stable across resets.
  * - State transitions are data in the store (e.g. `{status, next: {status, at}}`). The clock asks every
  *   room for `nextDueAt()` (the earliest simulated second at which something is due, or undefined) and
@@ -29,6 +32,7 @@ export interface Room<State = unknown> {
   register(api: FastifyInstance): void;
   registerAdmin?(admin: FastifyInstance): void;
   snapshot(): State;
+  serializeState?(): Chunks;
   restore(state: State): void;
   checkState?(state: State, known: KnownState): void;
   reset(): void;
@@ -62,6 +66,7 @@ export interface RoomContext {
 /** What a room's store offers the state file, reset and the clock. */
 export interface RoomStore<State> {
   snapshot(): State;
+  serializeState?(): Chunks;
   restore(state: State): void;
   checkState?(state: State, known: KnownState): void;
   reset(): void;
@@ -80,6 +85,10 @@ export abstract class StoreRoom<State, S extends RoomStore<State>> implements Ro
 
   snapshot(): State {
     return this.store.snapshot();
+  }
+
+  serializeState(): Chunks {
+    return this.store.serializeState?.() ?? [chunk(JSON.stringify(this.store.snapshot()))];
   }
 
   restore(state: State): void {

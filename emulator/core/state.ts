@@ -2,6 +2,7 @@ import { z } from "zod";
 import { type KeyRing, keyRingStateSchema } from "./auth";
 import type { SimClock } from "./clock";
 import type { KnownState, Room } from "./room";
+import { chunk, type Chunks } from "./settled-json";
 import { parseState, requireUser, seconds, StateProblem } from "./state-schema";
 import { type Wallet, walletStateSchema } from "./wallet";
 
@@ -28,6 +29,22 @@ export function exportState(holders: StateHolders): Record<string, unknown> {
     wallet: holders.wallet.snapshot(),
     rooms: Object.fromEntries(holders.rooms.map((room) => [room.name, room.snapshot()])),
   };
+}
+
+/** `JSON.stringify(exportState(holders))` in encoded chunks, built from each room's own serialization. */
+export function serializeState(holders: StateHolders): Chunks {
+  const chunks: Chunks = [
+    chunk(
+      `{"version":${STATE_VERSION},"now":${holders.clock.now()},"keys":${JSON.stringify(holders.keys.snapshot())},` +
+        `"wallet":${JSON.stringify(holders.wallet.snapshot())},"rooms":{`,
+    ),
+  ];
+  holders.rooms.forEach((room, index) => {
+    chunks.push(chunk(`${index === 0 ? "" : ","}${JSON.stringify(room.name)}:`));
+    chunks.push(...(room.serializeState?.() ?? [chunk(JSON.stringify(room.snapshot()))]));
+  });
+  chunks.push(chunk("}}"));
+  return chunks;
 }
 
 /**

@@ -2,6 +2,7 @@ import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/errors";
 import type { KnownState } from "../core/room";
 import { dueByNow, earliestDue } from "../core/schedule";
+import { chunk, type Chunks, SettledJson } from "../core/settled-json";
 import { requireReservation, requireUser } from "../core/state-schema";
 import { paginate, requireStorableInputs } from "../core/validation";
 import { money, Wallet } from "../core/wallet";
@@ -73,6 +74,8 @@ export class ModelRunStore {
   private runs = new Map<string, ModelRunRecord>();
   /** idempotencyKeyOf(...) to run_id. */
   private byIdempotencyKey = new Map<string, string>();
+  /** A run without a pending step is completed, failed or cancelled, and never changes again. */
+  private readonly json = new SettledJson<ModelRunRecord>((run) => run.due === null);
   private seq = 0;
 
   constructor(
@@ -183,6 +186,10 @@ export class ModelRunStore {
 
   snapshot(): ModelRunSnapshot {
     return { runs: [...this.runs.values()].map((r) => structuredClone(r)), seq: this.seq };
+  }
+
+  serializeState(): Chunks {
+    return [chunk('{"runs":'), ...this.json.list(this.runs.values()), chunk(`,"seq":${this.seq}}`)];
   }
 
   restore(snapshot: ModelRunSnapshot): void {

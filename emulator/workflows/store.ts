@@ -2,6 +2,7 @@ import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/errors";
 import type { KnownState } from "../core/room";
 import { dueByNow, earliestDue } from "../core/schedule";
+import { chunk, type Chunks, SettledJson } from "../core/settled-json";
 import { requireReservation, requireUser, StateProblem } from "../core/state-schema";
 import { paginate, requireStorableInputs } from "../core/validation";
 import { money, Wallet } from "../core/wallet";
@@ -64,6 +65,8 @@ export class WorkflowStore {
   private runs = new Map<string, RunRecord>();
   /** idempotencyKeyOf(...) to run_order_id. */
   private byIdempotencyKey = new Map<string, string>();
+  /** A run without a pending step is settled and never changes again. */
+  private readonly json = new SettledJson<RunRecord>((run) => run.due === null);
 
   constructor(
     private readonly wallet: Wallet,
@@ -267,6 +270,10 @@ export class WorkflowStore {
 
   snapshot(): WorkflowSnapshot {
     return { runs: [...this.runs.values()].map((r) => structuredClone(r)) };
+  }
+
+  serializeState(): Chunks {
+    return [chunk('{"runs":'), ...this.json.list(this.runs.values()), chunk("}")];
   }
 
   restore(snapshot: WorkflowSnapshot): void {

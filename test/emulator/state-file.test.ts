@@ -113,6 +113,37 @@ describe("emulator state file", () => {
     }
   });
 
+  it("holds the same document GET /_emulator/snapshot exports, with runs settled and pending", async () => {
+    const file = join(dir, "state.json");
+    const t = await startTestEmulator({ stateFile: file, balance: 100_000 });
+    try {
+      const video = (idempotency_key: string) =>
+        t.api("POST", "/model-runs/videos", {
+          body: { idempotency_key, inputs: { model: "demo-video", prompt: "p" } },
+        });
+      await video("settled");
+      await t.api("POST", "/workflow/run/submit", {
+        body: {
+          workflow_id: "wf_portrait_studio",
+          idempotency_key: "settled",
+          inputs: { prompt: "p", reference_image: "https://example.com/a.png" },
+        },
+      });
+      await t.advance(60);
+      await video("pending");
+      const cancelled = (await video("cancelled")).body.data.run_id;
+      await t.api("POST", "/model-runs/cancel", { body: { run_id: cancelled } });
+      const exported = (await t.admin("GET", "/snapshot")).body;
+      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(exported);
+      await t.advance(60);
+      const later = (await t.admin("GET", "/snapshot")).body;
+      expect(later).not.toEqual(exported);
+      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(later);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("saves concurrent changes in coalesced writes, each one on disk before its answer", async () => {
     const file = join(dir, "state.json");
     const t = await startTestEmulator({ stateFile: file, balance: 100_000 });

@@ -5,7 +5,7 @@
  */
 import { IdleClosePolicy, Instance, PersonalImage } from "pulumi-gpucloud";
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
-import type { Emulator, EmulatorOptions } from "pulumi-gpucloud/emulator";
+import { seededRandom, type Emulator, type EmulatorOptions } from "pulumi-gpucloud/emulator";
 import { Harness, secret, serializedProvider, type Props } from "../harness";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 
@@ -41,17 +41,8 @@ export async function startHarness(config: Props | undefined, env?: NodeJS.Proce
   return Harness.start({ providers: await providerTexts(), module: "gpucloud", config, env });
 }
 
-/** mulberry32: a small seeded generator, so every run of the suite arms the same faults in the same order. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so every run of the suite arms the same faults in the same order. */
+export const seeded = seededRandom;
 
 const BLOCK = 20;
 
