@@ -133,6 +133,13 @@ describe("gpucloud-emulator CLI", () => {
     }
   });
 
+  it("prints the help the README shows, so the README lists every option", async () => {
+    const { stdout } = await runToEnd(out, ["--help"]);
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const shown = /npm run emulator -- --help\n```\n\n```\n([\s\S]*?)```/.exec(readme);
+    expect(shown?.[1]).toBe(stdout);
+  });
+
   it.each([
     [["--port", "seventy"], "--port: 'seventy' is not a number"],
     [["--port", "70000"], "--port: must be at most 65535"],
