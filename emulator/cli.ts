@@ -64,16 +64,17 @@ function number(flag: string, value: string | undefined): number | undefined {
 
 /** `NAME=VALUE,...` pairs with integer values, for --durations and --latency. */
 function pairs(flag: string, value: string, example: string): Record<string, number> {
-  const parsed: Record<string, number> = {};
+  // A Map, then own properties: a NAME such as __proto__ must be refused by name, not swallowed.
+  const parsed = new Map<string, number>();
   for (const item of value.split(",")) {
     const at = item.lastIndexOf("=");
     const name = item.slice(0, at).trim();
     const amount = item.slice(at + 1).trim();
     if (at <= 0 || !/^\d+$/.test(amount)) refuse(flag, `'${item}' is not NAME=N (e.g. ${example})`);
-    if (Object.hasOwn(parsed, name)) refuse(flag, `${name} is given twice`);
-    parsed[name] = Number(amount);
+    if (parsed.has(name)) refuse(flag, `${name} is given twice`);
+    parsed.set(name, Number(amount));
   }
-  return parsed;
+  return Object.fromEntries(parsed);
 }
 
 function durations(value: string | undefined): EmulatorOptions["durations"] {

@@ -439,8 +439,9 @@ export class Emulator {
   }
 }
 
+/** A hold that does not keep the process alive: a request held when the emulator closes just ends. */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function urlOf(host: string, port: number): string {

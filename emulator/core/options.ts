@@ -85,19 +85,19 @@ export class LatencyTable {
   ) {}
 
   static from(given: Record<string, number> | undefined, isApiPath: (path: string) => boolean): LatencyTable {
-    const latency = checkOption("latency", latencyOption, given ?? {});
-    const perPath = new Map<string, number>();
-    for (const [path, ms] of Object.entries(latency)) {
-      if (path === "default") continue;
-      if (!path.startsWith("/") || !isApiPath(path)) {
+    // The paths as given (own keys, __proto__ included), before the schema could drop any.
+    for (const path of Object.keys(given ?? {})) {
+      if (path !== "default" && (!path.startsWith("/") || !isApiPath(path))) {
         throw new OptionError(
           "latency",
           `${path} is not an API path; give paths relative to the API base (e.g. /instance/create_by_pod) or default`,
         );
       }
-      perPath.set(path, ms);
     }
-    return new LatencyTable(perPath, Object.hasOwn(latency, "default") ? latency.default : 0);
+    const latency = new Map(Object.entries(checkOption("latency", latencyOption, given ?? {})));
+    const fallback = latency.get("default") ?? 0;
+    latency.delete("default");
+    return new LatencyTable(latency, fallback);
   }
 
   of(apiPath: string): number {

@@ -153,6 +153,8 @@ describe("gpucloud-emulator CLI", () => {
     [["--durations", "boot=60,warp=3"], "--durations: warp is not a duration"],
     [["--durations", "boot=-1"], "--durations: 'boot=-1' is not NAME=N"],
     [["--durations", "boot=1,boot=2"], "--durations: boot is given twice"],
+    [["--durations", "__proto__=5"], "--durations: __proto__ is not a duration"],
+    [["--latency", "__proto__=5"], "--latency: __proto__ is not an API path"],
     [["--utilization", "120"], "--utilization: gpu: must be at most 100"],
     [["--utilization", "10,20,30"], "--utilization: '10,20,30' is not GPU or GPU,FB"],
     [["--request-timeout", "0"], "--request-timeout: must be at least 1"],
