@@ -1,6 +1,14 @@
 import { connect, type Socket } from "node:net";
 import { RateLimiter } from "../../emulator/core/ratelimit";
-import { createInstance, DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "./helpers";
+import {
+  createInstance,
+  DEMO_KEY,
+  gpuUuid,
+  pod,
+  startTestEmulator,
+  type TestEmulator,
+  untilClosed,
+} from "./helpers";
 
 /** Opens a raw connection and resolves once it is connected. */
 function open(port: number): Promise<Socket> {
@@ -18,16 +26,6 @@ async function connectionsReach(t: TestEmulator, count: number): Promise<void> {
       server.getConnections((error, n) => (error ? reject(error) : resolve(n))),
     );
   while ((await current()) !== count) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-/** Everything the server sends on `socket` until it closes the connection. */
-function untilClosed(socket: Socket): Promise<string> {
-  return new Promise((resolve) => {
-    let text = "";
-    socket.on("data", (chunk) => (text += chunk.toString()));
-    socket.on("error", () => undefined);
-    socket.on("close", () => resolve(text));
-  });
 }
 
 describe("input used as a lookup key", () => {

@@ -20,7 +20,13 @@ import { Emulator, MAX_STORED_INPUT_BYTES } from "pulumi-gpucloud/emulator";
 import { Pool } from "undici";
 import { providers } from "../../provider/dynamic";
 import { UNKNOWN, type Harness } from "../harness";
-import { createInstance, DEMO_KEY, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+import {
+  createInstance,
+  DEMO_KEY,
+  startTestEmulator,
+  type TestEmulator,
+  untilClosed,
+} from "../emulator/helpers";
 import { bounded, providerConfig, seconds, startHarness, type Kind } from "./world";
 
 const RUNS_PER_RESOURCE = 3500;
@@ -470,18 +476,13 @@ async function crafted(
 
 /** A request whose body stops arriving; resolves with what the server sent before it closed the connection. */
 function slowBody(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port }, () =>
-      socket.write(
-        `POST /api/open/v2/instance/update_title HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"instance_uuid":`,
-      ),
-    );
-    let text = "";
-    socket.on("data", (chunk) => (text += chunk.toString()));
-    socket.on("error", () => undefined);
-    socket.on("close", () => resolve(text));
-  });
+  const socket = connect({ host: "127.0.0.1", port }, () =>
+    socket.write(
+      `POST /api/open/v2/instance/update_title HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"instance_uuid":`,
+    ),
+  );
+  return untilClosed(socket);
 }
 
 describe("bad input", () => {
