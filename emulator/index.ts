@@ -37,7 +37,7 @@ export interface RunningEmulator {
   emulator: Emulator;
 }
 
-/** Starts the emulator in this process (DESIGN §5); options mirror the CLI. */
+/** Starts the emulator in this process; options mirror the CLI's (README, "The emulator"). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const emulator = new Emulator(options);
   const { url, port } = await emulator.listen();

@@ -80,9 +80,9 @@ export interface EmulatorOptions {
   startTime?: number;
   /** Real added latency in ms per API path relative to the API base; `default` for every other API path. */
   latency?: Record<string, number>;
-  /** Simulated durations in seconds; each left out keeps its default (DESIGN §5). */
+  /** Simulated durations in seconds; each left out keeps its default (`--durations` in the README). */
   durations?: Partial<Durations>;
-  /** A catalogue file replacing the built-in lists it names (DESIGN §5). */
+  /** A catalogue file replacing the built-in lists it names (`--seed` in the README). */
   seedFile?: string;
   /** The GPU and memory utilisation (0-100) every new instance's GPUs report; default 0. */
   utilization?: { gpu: number; fb: number };

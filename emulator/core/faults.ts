@@ -110,6 +110,13 @@ export class FaultTable {
     return undefined;
   }
 
+  /** Drops the pending fault at `index` (as `list()` orders them); false when there is none. */
+  remove(index: number): boolean {
+    if (!Number.isInteger(index) || index < 0 || index >= this.armed.length) return false;
+    this.armed.splice(index, 1);
+    return true;
+  }
+
   list(): Fault[] {
     return this.armed.map((a) => ({ ...a.fault }));
   }

@@ -311,6 +311,17 @@ describe("emulator fault injection", () => {
     expect(await statuses()).toEqual(first);
   });
 
+  it("drops one pending fault by its place in the list (the console's clear button)", () => {
+    const table = t.running.emulator.faults;
+    table.add({ path: "/a", kind: "http_500", count: 2 });
+    table.add({ path: "/b", kind: "http_503", probability: 0.5 });
+    expect(table.remove(0)).toBe(true);
+    expect(table.list().map((f) => f.path)).toEqual(["/b"]);
+    expect(table.remove(1)).toBe(false);
+    expect(table.remove(-1)).toBe(false);
+    table.clear();
+  });
+
   it("fails every call with probability 1 and none with 0, until the fault is cleared", async () => {
     await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_503", probability: 1 });
     await t.admin("POST", "/faults", { path: "/gpu/list", kind: "http_503", probability: 0 });
