@@ -3,7 +3,7 @@ import type { RechargeRecord } from "../account/seed";
 import { AssetsRoom } from "../assets/routes";
 import type { Asset } from "../assets/store";
 import { notFound } from "../core/errors";
-import type { Fault } from "../core/faults";
+import type { Fault, FaultSpec } from "../core/faults";
 import type { LoggedRequest } from "../core/requestlog";
 import type { Room } from "../core/room";
 import type { BillRecord } from "../core/wallet";
@@ -166,7 +166,7 @@ export class ConsoleModel {
     this.emulator.advance(seconds);
   }
 
-  injectFault(fault: Fault): void {
+  injectFault(fault: FaultSpec): void {
     this.emulator.faults.add(fault);
   }
 

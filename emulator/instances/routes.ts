@@ -3,9 +3,8 @@ import { z } from "zod";
 import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/validation";
-import type { CatalogueStore } from "../catalogue/store";
-import type { ImagesStore } from "../images/store";
-import { GPU_NUMS, IDLE_PERIODS, InstancesStore, TITLE_MAX } from "./store";
+import { GPU_NUMS, IDLE_PERIODS, type InstancesConfig, InstancesStore, TITLE_MAX } from "./store";
+import { type InstanceRecord, instancesStateSchema } from "./state";
 
 const uuid = z.string().min(1, { message: "is required" });
 const instanceBody = z.object({ instance_uuid: uuid });
@@ -57,15 +56,17 @@ const forceBody = z.object({
 });
 
 /** /instance/*: creation, listing, title, power operations, schedules, images and idle-close. */
-export class InstancesRoom extends StoreRoom<InstancesStore> {
+export class InstancesRoom extends StoreRoom<InstanceRecord[], InstancesStore> {
   readonly name = "instances";
+  readonly stateSchema = instancesStateSchema;
 
   constructor(
     private readonly ctx: RoomContext,
-    catalogue: CatalogueStore,
-    images: ImagesStore,
+    config: Omit<InstancesConfig, "now" | "nextId" | "wallet">,
   ) {
-    super(new InstancesStore(() => ctx.clock.now(), ctx.ids.next, ctx.wallet, catalogue, images));
+    super(
+      new InstancesStore({ ...config, now: () => ctx.clock.now(), nextId: ctx.ids.next, wallet: ctx.wallet }),
+    );
   }
 
   register(api: FastifyInstance): void {

@@ -3,24 +3,15 @@
  * before chosen calls reach it (the emulator runs in this process), and the counting every scenario
  * reports. The world the scenarios run in is test/support/world.ts.
  */
-import type { Emulator } from "pulumi-gpucloud/emulator";
+import { seededRandom, type Emulator } from "pulumi-gpucloud/emulator";
 
 export type FaultKind = "http_500" | "http_429" | "http_503" | "reset" | "drop_after_commit" | "delay";
 
 /** The emulator of a fault scenario: a fleet billed for simulated hours must not run out of money half way. */
 export const FAULT_EMULATOR = { balance: 1_000_000_000 };
 
-/** mulberry32: a small seeded generator, so every run of the suite arms the same faults in the same order. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so every run of the suite arms the same faults in the same order. */
+export const seeded = seededRandom;
 
 const BLOCK = 20;
 
