@@ -75,7 +75,9 @@ describe("the console's pages", () => {
     // ComfyUI 0.2 CNY/h + 2 x 4090D at 1.88 CNY/h.
     expect(text).toContain("3.96 CNY/h");
     expect(text).toContain("GPU 1: 85 %, memory 40 %");
-    expect(text).toMatch(/JupyterLab\s*<small><code>https:\/\/[^<]+-8888\.gpucloud\.local<\/code><\/small>/);
+    // A ComfyUI pod's web service is named for the pod and served by the emulator itself.
+    expect(text).toMatch(/ComfyUI\s*<small><code>http:\/\/[^<]+\/services\/[^<]+\/8188\/<\/code><\/small>/);
+    expect(text).toContain(`${t.url}/services/${uuid}/8188/`);
     expect(text).toContain("→ running in 1 min");
   });
 
