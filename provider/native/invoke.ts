@@ -7,15 +7,24 @@ import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { FunctionSpec, PropertySpec } from "../codegen/package-schema";
 import { token } from "../codegen/package-schema";
-import { dataSources } from "../datasources/functions";
 import { RpcError } from "./errors";
 import { unwrap, wrap, type Props } from "./wire";
 
 type DataSource = (args: Props) => Promise<unknown>;
 
-const FUNCTIONS = new Map<string, DataSource>(
-  Object.entries(dataSources).map(([name, fn]) => [token(name), fn as unknown as DataSource]),
-);
+let loaded: Map<string, DataSource> | undefined;
+
+/**
+ * The data sources by token, loaded at the first Invoke: they bring the whole @pulumi/pulumi SDK, which
+ * would double the plugin's start (the engine waits for it) for stacks that call no function.
+ */
+function functionsByToken(): Map<string, DataSource> {
+  const { dataSources } = require("../datasources/functions") as typeof import("../datasources/functions");
+  loaded ??= new Map(
+    Object.entries(dataSources).map(([name, fn]) => [token(name), fn as unknown as DataSource]),
+  );
+  return loaded;
+}
 
 /** The JavaScript type a schema primitive takes, and what to call it in a message. */
 const PRIMITIVES: Record<string, [test: (v: unknown) => boolean, called: string]> = {
@@ -62,15 +71,16 @@ export function argumentFailures(fn: string, spec: FunctionSpec, args: Props): p
 
 export async function invoke(
   req: provproto.InvokeRequest,
-  functions: Record<string, FunctionSpec>,
+  specs: Record<string, FunctionSpec>,
 ): Promise<provproto.InvokeResponse> {
   const tok = req.getTok();
-  const fn = FUNCTIONS.get(tok);
-  const spec = functions[tok];
+  const functions = functionsByToken();
+  const fn = functions.get(tok);
+  const spec = specs[tok];
   if (!fn || !spec) {
     throw new RpcError(
       status.INVALID_ARGUMENT,
-      `${tok} is not a function of this provider (functions: ${[...FUNCTIONS.keys()].join(", ")}).`,
+      `${tok} is not a function of this provider (functions: ${[...functions.keys()].join(", ")}).`,
     );
   }
   const { props: args, secrets } = unwrap(req.getArgs());

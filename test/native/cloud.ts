@@ -12,7 +12,7 @@ import {
   type TestEmulator,
 } from "../emulator/helpers";
 import { advancing } from "../support/clock";
-import { PluginProcess, secret, type Props } from "./plugin";
+import { BIN, PluginProcess, secret, type Props } from "./plugin";
 
 /** A key no other string of a test run contains, so finding it anywhere is a leak. */
 export const API_KEY = "native-plugin-key-7c1e9b2d";
@@ -35,10 +35,13 @@ export interface NativeCloud {
   stop(): Promise<void>;
 }
 
-export async function startNativeCloud(): Promise<NativeCloud> {
+/** `engineAddress`: what the plugin is started with (default: an address nothing listens on). */
+export async function startNativeCloud(options: { engineAddress?: string } = {}): Promise<NativeCloud> {
   // DEMO_KEY too: the seed lookups of the test helpers use it on public endpoints.
   const emu = await startTestEmulator({ apiKeys: [DEMO_KEY, API_KEY] });
-  const plugin = await PluginProcess.start();
+  const plugin = await PluginProcess.start({
+    command: [process.execPath, BIN, options.engineAddress ?? "127.0.0.1:1"],
+  });
   const config = { apiKey: secret(API_KEY), baseUrl: emu.url, pollIntervalMs: "10" };
   const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: API_KEY });
   const podUuid = (await pod(emu, "ComfyUI")).uuid;

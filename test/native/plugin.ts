@@ -421,6 +421,19 @@ export class PluginProcess {
     return this.output.stderr;
   }
 
+  /** Resolves once stderr holds `text` (the plugin writes there when the engine cannot take a log line). */
+  stderrContaining(text: string): Promise<string> {
+    return new Promise((resolve) => {
+      const look = () => {
+        if (!this.output.stderr.includes(text)) return;
+        this.child.stderr!.off("data", look);
+        resolve(this.output.stderr);
+      };
+      this.child.stderr!.on("data", look);
+      look();
+    });
+  }
+
   get exited(): boolean {
     return this.child.exitCode !== null || this.child.signalCode !== null;
   }
