@@ -108,7 +108,11 @@ export class ResourceRpcs {
     return res;
   }
 
-  /** With no properties it is `pulumi import` or `get`: inputs and outputs from the cloud alone. */
+  /**
+   * With neither properties nor inputs it is `pulumi import` or `get`: inputs and outputs from the cloud
+   * alone. Otherwise a refresh: the stored outputs carry every input; a create the engine recorded as
+   * pending (`pulumi refresh --import-pending-creates`) has the program's inputs alone.
+   */
   async read(req: provproto.ReadRequest): Promise<provproto.ReadResponse> {
     const definition = this.definition(req);
     const stored = unwrap(req.getProperties());
@@ -116,9 +120,11 @@ export class ResourceRpcs {
     const importing = Object.keys(stored.props).length === 0 && Object.keys(inputs.props).length === 0;
     const ctx = providerContext();
     const id = req.getId();
-    const state = importing
-      ? await definition.import(ctx, id)
-      : await definition.read(ctx, id, storedInputs(definition, stored.props));
+    const olds = {
+      ...storedInputs<Props>(definition, inputs.props),
+      ...storedInputs<Props>(definition, stored.props),
+    };
+    const state = importing ? await definition.import(ctx, id) : await definition.read(ctx, id, olds);
     const res = new provproto.ReadResponse();
     if (state === undefined) return res;
     const secrets = [...stored.secrets, ...inputs.secrets];

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "../harness";
 import { API_KEY, startNativeCloud, type NativeCloud } from "./cloud";
-import { CallError, isSecret, revealed, UNKNOWN, type Props } from "./plugin";
+import { CallError, isSecret, revealed, secret, UNKNOWN, type Props } from "./plugin";
 
 /** What the engine keeps of a resource between calls. */
 interface Stored {
@@ -250,6 +250,60 @@ describe("the native plugin over gRPC against the emulator", () => {
       expect(
         (await c.plugin.client.read("Instance", instance.id, instance.outputs, instance.inputs)).id,
       ).toBe("");
+    });
+  });
+
+  describe("more of what the engine asks", () => {
+    it("keeps a secret input secret through check, create and refresh", async () => {
+      const made = await created("Instance", { ...c.spec, title: secret("classified") });
+      expect(isSecret(made.inputs.title)).toBe(true);
+      expect(made.outputs.title).toEqual(secret("classified"));
+      const refreshed = await c.plugin.client.read("Instance", made.id, made.outputs, made.inputs);
+      expect(refreshed.outputs.title).toEqual(secret("classified"));
+      expect(refreshed.inputs.title).toEqual(secret("classified"));
+      await c.advancing(c.plugin.client.delete("Instance", made.id, made.outputs));
+    });
+
+    it("completes a create the engine left pending, given its id (`pulumi refresh --import-pending-creates`)", async () => {
+      const made = await c.api.instances.createByPod({
+        pod_uuid: c.podUuid,
+        gpu_uuid: c.gpu4090,
+        gpu_nums: 1,
+      });
+      await c.api.instances.updateTitle(made.instance_uuid, "was-pending");
+      const program = (await c.plugin.client.check("Instance", { ...c.spec, title: "was-pending" })).inputs;
+      const read = await c.plugin.client.read("Instance", made.instance_uuid, {}, program);
+      expect(read.inputs).toMatchObject({ podUuid: c.podUuid, gpuUuid: c.gpu4090, title: "was-pending" });
+      const diff = await c.plugin.client.diff("Instance", read.id, read.outputs, program);
+      expect(diff.changes).toBe("none");
+      await c.advancing(c.plugin.client.delete("Instance", read.id, read.outputs));
+    });
+
+    it("saves a personal image, imports it with no diff and deletes it", async () => {
+      const source = await created("Instance", c.spec);
+      const image = await created("PersonalImage", { instanceUuid: source.id });
+      expect(image.outputs).toMatchObject({ imageUuid: image.id, saveImageStatus: 2 });
+      const imported = await c.plugin.client.read("PersonalImage", image.id);
+      expect(imported.inputs).toEqual({ adoptImageUuid: image.id, waitTimeoutSeconds: 900 });
+      const checked = await c.plugin.client.check("PersonalImage", imported.inputs);
+      expect(
+        await c.plugin.client.diff("PersonalImage", image.id, imported.outputs, checked.inputs),
+      ).toMatchObject({
+        changes: "none",
+      });
+      await c.plugin.client.delete("PersonalImage", image.id, image.outputs);
+      expect((await c.plugin.client.read("PersonalImage", image.id, image.outputs, image.inputs)).id).toBe(
+        "",
+      );
+      await c.advancing(c.plugin.client.delete("Instance", source.id, source.outputs));
+    });
+
+    it("refuses a type that is not its own, and acknowledges Cancel", async () => {
+      await expect(c.plugin.client.check("Volume", {})).rejects.toMatchObject({
+        code: 3,
+        message: expect.stringMatching(/^gpucloud:index:Volume is not a resource of this provider/),
+      });
+      await expect(c.plugin.client.cancel()).resolves.toBeUndefined();
     });
   });
 
