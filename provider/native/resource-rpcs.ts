@@ -17,7 +17,7 @@ import {
   type ResourceState,
 } from "../framework/define-resource";
 import { checkResource, diffResource } from "../framework/dynamic-provider";
-import { ResourceInitError } from "../framework/errors";
+import { reportingInitFailure } from "../framework/errors";
 import { previewCreate, previewUpdate, stableProperties } from "../framework/preview";
 import { InitFailedError, RpcError } from "./errors";
 import { detailedDiff } from "./property-diff";
@@ -163,22 +163,19 @@ export class ResourceRpcs {
 }
 
 /** Runs a create or update; a ResourceInitError becomes ErrorResourceInitFailed with the resource's id and outputs. */
-async function initFailureReported<T>(
+function initFailureReported<T>(
   definition: AnyResourceDefinition,
   secrets: string[],
   operation: () => Promise<T>,
 ): Promise<T> {
-  try {
-    return await operation();
-  } catch (err) {
-    if (!(err instanceof ResourceInitError)) throw err;
+  return reportingInitFailure(operation, (err) => {
     const state = err.state as ResourceState<Props, unknown>;
-    throw new InitFailedError(
+    return new InitFailedError(
       err.message,
       err.id,
       wrap(stateOutputs(definition, state), secrets),
       wrap(state.inputs, secrets),
       err.reasons,
     );
-  }
+  });
 }
