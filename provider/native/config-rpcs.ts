@@ -19,7 +19,7 @@ import {
   type SettingName,
 } from "../settings";
 import { RpcError } from "./errors";
-import { detailedDiff } from "./property-diff";
+import { checkFailure, detailedDiff } from "./answers";
 import { rememberSecret } from "./redact";
 import { unwrap, wrap, type Props } from "./wire";
 
@@ -54,13 +54,6 @@ function strayKeyFailure(name: string): provproto.CheckFailure {
     `${name} is not a setting of the ${PACKAGE} provider (settings: ${SETTING_NAMES.join(", ")}); ` +
       `remove \`${PACKAGE}:${name}\` from the stack config or fix its name`,
   );
-}
-
-function checkFailure(property: string, reason: string): provproto.CheckFailure {
-  const failure = new provproto.CheckFailure();
-  failure.setProperty(property);
-  failure.setReason(reason);
-  return failure;
 }
 
 /** CheckConfig: every setting parsed and checked (unknowns of a preview pass); the inputs go back as given. */

@@ -7,6 +7,7 @@ import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { FunctionSpec, PropertySpec } from "../codegen/package-schema";
 import { token } from "../codegen/package-schema";
+import { checkFailure } from "./answers";
 import { RpcError } from "./errors";
 import { unwrap, wrap, type Props } from "./wire";
 
@@ -34,13 +35,6 @@ const PRIMITIVES: Record<string, [test: (v: unknown) => boolean, called: string]
   integer: [(v) => Number.isInteger(v), "an integer"],
 };
 
-function failure(property: string, reason: string): provproto.CheckFailure {
-  const f = new provproto.CheckFailure();
-  f.setProperty(property);
-  f.setReason(reason);
-  return f;
-}
-
 function typeFailure(name: string, spec: PropertySpec, value: unknown): string | undefined {
   const primitive = spec.type && PRIMITIVES[spec.type];
   if (!primitive || primitive[0](value)) return undefined;
@@ -56,15 +50,15 @@ export function argumentFailures(fn: string, spec: FunctionSpec, args: Props): p
     const property = properties[name];
     if (!property) {
       const known = allowed.length > 0 ? `arguments: ${allowed.join(", ")}` : "it takes no arguments";
-      failures.push(failure(name, `${name} is not an argument of ${fn} (${known})`));
+      failures.push(checkFailure(name, `${name} is not an argument of ${fn} (${known})`));
       continue;
     }
     const reason = value === null ? undefined : typeFailure(name, property, value);
-    if (reason) failures.push(failure(name, reason));
+    if (reason) failures.push(checkFailure(name, reason));
   }
   for (const name of spec.inputs?.required ?? []) {
     if (args[name] === undefined || args[name] === null)
-      failures.push(failure(name, `${name} is required by ${fn}`));
+      failures.push(checkFailure(name, `${name} is required by ${fn}`));
   }
   return failures;
 }

@@ -20,7 +20,7 @@ import { checkResource, diffResource } from "../framework/dynamic-provider";
 import { reportingInitFailure } from "../framework/errors";
 import { previewCreate, previewUpdate, stableProperties } from "../framework/preview";
 import { InitFailedError, RpcError } from "./errors";
-import { detailedDiff } from "./property-diff";
+import { checkFailure, detailedDiff } from "./answers";
 import { unwrap, wrap, type Props } from "./wire";
 
 interface TypedRequest {
@@ -61,14 +61,7 @@ export class ResourceRpcs {
     const { inputs, failures } = checkResource(this.definition(req), news);
     const res = new provproto.CheckResponse();
     res.setInputs(wrap(inputs, secrets));
-    res.setFailuresList(
-      failures.map((f) => {
-        const failure = new provproto.CheckFailure();
-        failure.setProperty(f.property);
-        failure.setReason(f.reason);
-        return failure;
-      }),
-    );
+    res.setFailuresList(failures.map((f) => checkFailure(f.property, f.reason)));
     return res;
   }
 

@@ -1,4 +1,7 @@
-/** A diff as the engine reads it: per property, added, deleted or updated, and whether that replaces the resource. */
+/**
+ * Parts of the engine's answers that several RPCs give: a check failure (a property and why), and a
+ * detailed diff (per property, added, deleted or updated, and whether that replaces the resource).
+ */
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { PropertyChange } from "../framework/diff";
 
@@ -20,4 +23,11 @@ export function detailedDiff(res: provproto.DiffResponse, changes: Record<string
     map.set(name, diff);
   }
   res.setHasdetaileddiff(true);
+}
+
+export function checkFailure(property: string, reason: string): provproto.CheckFailure {
+  const failure = new provproto.CheckFailure();
+  failure.setProperty(property);
+  failure.setReason(reason);
+  return failure;
 }
