@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  // Browser tests (*.e2e.test.ts) need Chromium: they run in `npm run test:e2e`, not in `npm test`.
+  testPathIgnorePatterns: ["/node_modules/", "\\.e2e\\.test\\.ts$"],
   transform: {
     // Type errors are caught once by `npm run typecheck`; transpiling alone keeps jest fast.
     "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.jest.json" }],

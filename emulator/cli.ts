@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
+import { DURATION_NAMES } from "./core/durations";
+import { errorStatusMode } from "./core/envelope";
+import { OptionError } from "./core/options";
 import { startEmulator } from "./index";
+import type { EmulatorOptions } from "./server";
 
 const HELP = `Usage: gpucloud-emulator [options]
 
@@ -10,30 +14,95 @@ Options:
   --host HOST            bind address (default 127.0.0.1)
   --port N               port, 0 picks a free one (default 8787)
   --api-key KEY          an accepted key (repeatable; default demo-key). USER:KEY makes keys of one USER
-                         share resources; a bare KEY is its own user, named by the key's fingerprint
-  --balance CNY          starting balance of every user (default 1000)
+                         share resources; a bare KEY is its own user, named by the key's fingerprint.
+                         With a saved --state, the keys given are accepted besides the saved ones
+  --balance CNY          starting balance of every user (default 1000); with a saved --state, of
+                         users new to it (saved balances are kept)
   --time-scale N         simulated seconds per real second; 0 freezes the clock (default 1)
-  --rate-limit N         requests per second per key, 0 is off (default 0)
-  --state FILE           load state from FILE at start and save it after every change
+  --rate-limit N         requests per second per API key (and per address for requests without an
+                         accepted key); 0 is off (default 0)
+  --state FILE           load state from FILE at start and save it after every change (mode 0600)
+  --seed FILE            start from this catalogue: JSON {"gpus", "pods", "market_images", "workflows",
+                         "video_models"}, each a list replacing the built-in one
+  --durations LIST       simulated seconds: boot=60,shutdown=10,startup=30,restart=20,save_image=120,
+                         services=0 (services: how long after status 2 web services and SSH answer)
+  --latency LIST         real added latency in ms per API path, e.g.
+                         /instance/create_by_pod=1000,default=50
+  --utilization GPU[,FB] the GPU (and memory, default the same) utilisation new instances report
+                         (0-100, default 0), so idle policies do not stop a fresh fleet
+  --request-timeout MS   a request must arrive whole within MS (default 60000); slower ones get 408
+  --max-connections N    connections open at once (default 1024)
+  --error-status MODE    http (default): failures answer 4xx/5xx; envelope: business failures answer
+                         HTTP 200 with the envelope code, as clients of the live service expect
   --help                 show this help
 `;
 
-function numberOption(
-  name: string,
-  value: string | undefined,
-  fallback: number,
-  check: (n: number) => boolean,
-): number {
-  if (value === undefined) return fallback;
+/** The flag each programmatic option comes from, so errors name what the user typed. */
+const FLAGS: Record<string, string> = {
+  host: "--host",
+  port: "--port",
+  apiKeys: "--api-key",
+  balance: "--balance",
+  timeScale: "--time-scale",
+  rateLimit: "--rate-limit",
+  stateFile: "--state",
+  seedFile: "--seed",
+  durations: "--durations",
+  latency: "--latency",
+  utilization: "--utilization",
+  requestTimeoutMs: "--request-timeout",
+  maxConnections: "--max-connections",
+  errorStatus: "--error-status",
+};
+
+function refuse(flag: string, rule: string): never {
+  throw new Error(`${flag}: ${rule}; see --help`);
+}
+
+function number(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed) || !check(parsed)) {
-    throw new Error(`--${name}: '${value}' is not valid; see --help`);
-  }
+  if (value.trim() === "" || !Number.isFinite(parsed)) refuse(flag, `'${value}' is not a number`);
   return parsed;
 }
 
-async function main(): Promise<void> {
+/** `NAME=VALUE,...` pairs with integer values, for --durations and --latency. */
+function pairs(flag: string, value: string, example: string): Record<string, number> {
+  // A Map, then own properties: a NAME such as __proto__ must be refused by name, not swallowed.
+  const parsed = new Map<string, number>();
+  for (const item of value.split(",")) {
+    const at = item.lastIndexOf("=");
+    const name = item.slice(0, at).trim();
+    const amount = item.slice(at + 1).trim();
+    if (at <= 0 || !/^\d+$/.test(amount)) refuse(flag, `'${item}' is not NAME=N (e.g. ${example})`);
+    if (parsed.has(name)) refuse(flag, `${name} is given twice`);
+    parsed.set(name, Number(amount));
+  }
+  return Object.fromEntries(parsed);
+}
+
+function durations(value: string | undefined): EmulatorOptions["durations"] {
+  if (value === undefined) return undefined;
+  const given = pairs("--durations", value, "boot=60,services=90");
+  for (const name of Object.keys(given)) {
+    if (!(DURATION_NAMES as readonly string[]).includes(name)) {
+      refuse("--durations", `${name} is not a duration (${DURATION_NAMES.join(", ")})`);
+    }
+  }
+  return given;
+}
+
+function utilization(value: string | undefined): EmulatorOptions["utilization"] {
+  if (value === undefined) return undefined;
+  const parts = value.split(",");
+  if (parts.length > 2) refuse("--utilization", `'${value}' is not GPU or GPU,FB`);
+  const gpu = number("--utilization", parts[0]) as number;
+  return { gpu, fb: parts.length === 2 ? (number("--utilization", parts[1]) as number) : gpu };
+}
+
+function optionsFrom(argv: string[]): EmulatorOptions | "help" {
   const { values } = parseArgs({
+    args: argv,
     options: {
       host: { type: "string", default: "127.0.0.1" },
       port: { type: "string" },
@@ -42,23 +111,49 @@ async function main(): Promise<void> {
       "time-scale": { type: "string" },
       "rate-limit": { type: "string" },
       state: { type: "string" },
+      seed: { type: "string" },
+      durations: { type: "string" },
+      latency: { type: "string" },
+      utilization: { type: "string" },
+      "request-timeout": { type: "string" },
+      "max-connections": { type: "string" },
+      "error-status": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
   });
-  if (values.help) {
+  if (values.help) return "help";
+  return {
+    host: values.host,
+    port: number("--port", values.port) ?? 8787,
+    apiKeys: values["api-key"],
+    balance: values.balance,
+    timeScale: number("--time-scale", values["time-scale"]),
+    rateLimit: number("--rate-limit", values["rate-limit"]),
+    stateFile: values.state,
+    seedFile: values.seed,
+    durations: durations(values.durations),
+    latency:
+      values.latency === undefined
+        ? undefined
+        : pairs("--latency", values.latency, "/instance/create_by_pod=1000,default=50"),
+    utilization: utilization(values.utilization),
+    requestTimeoutMs: number("--request-timeout", values["request-timeout"]),
+    maxConnections: number("--max-connections", values["max-connections"]),
+    errorStatus:
+      values["error-status"] === undefined
+        ? undefined
+        : errorStatusMode(values["error-status"], "--error-status"),
+  };
+}
+
+async function main(): Promise<void> {
+  const options = optionsFrom(process.argv.slice(2));
+  if (options === "help") {
     process.stdout.write(HELP);
     return;
   }
-  const starting = startEmulator({
-    host: values.host,
-    port: numberOption("port", values.port, 8787, (n) => Number.isInteger(n) && n >= 0 && n <= 65535),
-    apiKeys: values["api-key"],
-    balance: numberOption("balance", values.balance, 1000, (n) => n >= 0),
-    timeScale: numberOption("time-scale", values["time-scale"], 1, (n) => n >= 0),
-    rateLimit: numberOption("rate-limit", values["rate-limit"], 0, (n) => Number.isInteger(n) && n >= 0),
-    stateFile: values.state,
-  });
+  const starting = startEmulator(options);
   // Handlers go in before the listening line: a supervisor may signal as soon as it reads that line.
   const stop = () => {
     starting
@@ -72,9 +167,17 @@ async function main(): Promise<void> {
   process.once("SIGTERM", stop);
   const running = await starting;
   process.stdout.write(`gpucloud emulator listening on ${running.url}\n`);
+  for (const notice of running.emulator.notices) process.stderr.write(`gpucloud-emulator: ${notice}\n`);
+}
+
+/** One line, no stack trace: every start failure is the user's to fix, and the message says how. */
+function describe(error: unknown): string {
+  if (error instanceof OptionError)
+    return `${FLAGS[error.option] ?? error.option}: ${error.rule}; see --help`;
+  return (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`gpucloud-emulator: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`gpucloud-emulator: ${describe(error)}\n`);
   process.exit(2);
 });

@@ -1,22 +1,31 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { AccountRoom } from "./account/routes";
 import { AssetsRoom } from "./assets/routes";
 import { CatalogueRoom } from "./catalogue/routes";
+import { CatalogueStore } from "./catalogue/store";
+import { registerConsole } from "./console/routes";
 import { registerAdminRoutes } from "./core/admin";
-import { fingerprint, KeyRing } from "./core/auth";
+import { bearerKey, fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
-import { installErrorHandling } from "./core/envelope";
-import { altError, notLoggedIn, rateLimited, systemError } from "./core/errors";
+import type { Durations } from "./core/durations";
+import { errorStatusMode, installErrorHandling, type ErrorStatusMode } from "./core/envelope";
+import { altError, ApiError, notLoggedIn, rateLimited, systemError } from "./core/errors";
 import { FaultTable } from "./core/faults";
 import { newId } from "./core/ids";
-import { StateFile } from "./core/persistence";
+import { checkOptions, LatencyTable, OptionError, resolveDurations } from "./core/options";
+import { StateFile, StateFileError } from "./core/persistence";
 import { RateLimiter } from "./core/ratelimit";
 import { type LoggedRequest, RequestLog } from "./core/requestlog";
 import type { Room, RoomContext } from "./core/room";
+import { BUILT_IN_SEED, loadSeedFile, type Seed } from "./core/seed-file";
+import { exportState, importState, serializeState, type StateHolders } from "./core/state";
+import { StateProblem } from "./core/state-schema";
 import { Wallet } from "./core/wallet";
 import { ImagesRoom } from "./images/routes";
 import { InstancesRoom } from "./instances/routes";
+import type { InstancesStore } from "./instances/store";
 import { ModelRunsRoom } from "./model-runs/routes";
+import { ServicesGateway, SERVICES_BASE } from "./services/gateway";
 import { WorkflowsRoom } from "./workflows/routes";
 
 export const API_BASE = "/api/open/v2";
@@ -24,13 +33,26 @@ export const ADMIN_BASE = "/_emulator";
 /** Bodies above this answer 413 (assets set their own, larger limit on their route). */
 export const BODY_LIMIT = 1024 * 1024;
 const TICK_MS = 250;
+/** Changes made by the clock alone are saved at most this often; they replay from the saved clock anyway. */
+const TICK_SAVE_MS = 1000;
+/** A request must arrive whole within this long; slower senders are cut off with 408. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_CONNECTIONS = 1024;
+/** Idle keep-alive connections close after this long (Node's own default; clients read it from the header). */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Paths in the request log are cut to this length: a log entry must not grow with a crafted URL. */
+const MAX_LOGGED_PATH = 512;
 
 declare module "fastify" {
   interface FastifyRequest {
     user?: string;
     keyId?: string;
+    /** The path relative to the API base, without a trailing slash; set on API calls only. */
+    apiPath?: string;
     logged?: LoggedRequest;
     dropAfterCommit?: boolean;
+    /** late_commit: how long to hold the request before carrying it out. */
+    holdMs?: number;
   }
   interface FastifyContextConfig {
     /** The route needs no API key (api-v2.md, Authentication 3). */
@@ -42,9 +64,12 @@ export interface EmulatorOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** `KEY` or `USER:KEY`; default one key `demo-key`. */
+  /**
+   * `KEY` or `USER:KEY`; default one key `demo-key`. With a state file that exists, these keys are
+   * accepted besides the saved ones (new users open with `balance`); a saved key keeps its user.
+   */
   apiKeys?: string[];
-  /** Starting balance of every user in CNY; default 1000. */
+  /** Starting balance of every user in CNY; default 1000. With a saved state, of new users only. */
   balance?: number | string;
   /** Simulated seconds per real second; 0 freezes the clock (it then moves only on advance). */
   timeScale?: number;
@@ -54,6 +79,20 @@ export interface EmulatorOptions {
   stateFile?: string;
   /** Simulated start time in Unix seconds; default now. */
   startTime?: number;
+  /** Real added latency in ms per API path relative to the API base; `default` for every other API path. */
+  latency?: Record<string, number>;
+  /** Simulated durations in seconds; each left out keeps its default (`--durations` in the README). */
+  durations?: Partial<Durations>;
+  /** A catalogue file replacing the built-in lists it names (`--seed` in the README). */
+  seedFile?: string;
+  /** The GPU and memory utilisation (0-100) every new instance's GPUs report; default 0. */
+  utilization?: { gpu: number; fb: number };
+  /** A request must arrive whole within this many ms (default 60 000); slower ones get 408. */
+  requestTimeoutMs?: number;
+  /** Connections open at once (default 1024); more are closed as they arrive. */
+  maxConnections?: number;
+  /** `envelope` answers business failures with HTTP 200 and the envelope code; default `http`. */
+  errorStatus?: ErrorStatusMode;
 }
 
 /** The whole emulator: shared core, the room list, the HTTP app and the real-time ticker. */
@@ -64,15 +103,28 @@ export class Emulator {
   readonly faults = new FaultTable();
   readonly log = new RequestLog();
   readonly rooms: Room[];
+  readonly instances: InstancesStore;
+  readonly gateway: ServicesGateway;
+  readonly limiter: RateLimiter;
   readonly app: FastifyInstance;
-  private readonly limiter: RateLimiter;
-  private readonly stateFile?: StateFile;
+  /** What the start did that the caller should know of (the CLI prints them on stderr). */
+  readonly notices: string[] = [];
+  private readonly seedData: Seed;
+  /** The `--state` file, when there is one. */
+  readonly stateFile?: StateFile;
+  private readonly apiRoutes: RegExp[] = [];
+  private latency?: LatencyTable;
   private ticker?: NodeJS.Timeout;
+  private tickSave?: NodeJS.Timeout;
+  private publicUrl: string;
 
   constructor(private readonly options: EmulatorOptions = {}) {
+    checkOptions(options);
+    this.seedData = options.seedFile === undefined ? BUILT_IN_SEED : loadSeedFile(options.seedFile);
     this.clock = new SimClock(options.startTime ?? Math.floor(Date.now() / 1000));
     this.wallet = new Wallet(() => this.clock.now(), newId);
     this.limiter = new RateLimiter(options.rateLimit ?? 0);
+    this.publicUrl = urlOf(options.host ?? "127.0.0.1", options.port ?? 8787);
     const ctx: RoomContext = {
       clock: this.clock,
       currentUser: (request: FastifyRequest) => {
@@ -85,93 +137,166 @@ export class Emulator {
       },
       wallet: this.wallet,
       ids: { next: newId },
-      persist: () => this.persist(),
     };
 
     // The room list: adding an API area is one line here.
-    const catalogue = new CatalogueRoom();
-    const images = new ImagesRoom(ctx);
+    const durations = resolveDurations(options.durations);
+    const catalogue = new CatalogueRoom(new CatalogueStore(this.seedData.catalogue));
+    const images = new ImagesRoom(ctx, durations.save_image);
+    const instances = new InstancesRoom(ctx, {
+      catalogue: catalogue.store,
+      images: images.store,
+      durations,
+      startingUtilization: options.utilization ?? { gpu: 0, fb: 0 },
+      addresses: {
+        sshHost: () => new URL(this.publicUrl).hostname.replace(/^\[|\]$/g, ""),
+        webService: (uuid, port) => `${this.publicUrl}${SERVICES_BASE}/${encodeURIComponent(uuid)}/${port}/`,
+      },
+    });
     const assets = new AssetsRoom(ctx);
     this.rooms = [
       catalogue,
       images,
-      new InstancesRoom(ctx, catalogue.store, images.store),
+      instances,
       new AccountRoom(ctx),
       assets,
-      new WorkflowsRoom(ctx, assets.store),
-      new ModelRunsRoom(ctx, assets.store),
+      new WorkflowsRoom(ctx, assets.store, this.seedData.workflows),
+      new ModelRunsRoom(ctx, assets.store, this.seedData.videoModels),
     ];
+    this.instances = instances.store;
+    this.gateway = new ServicesGateway(this.instances, options.host ?? "127.0.0.1");
 
-    if (options.stateFile !== undefined) this.stateFile = new StateFile(options.stateFile);
-    const saved = this.stateFile?.load();
-    if (saved === undefined) this.seed();
-    else this.restore(saved);
-    this.persist();
+    if (options.stateFile === undefined) {
+      this.seed();
+    } else {
+      this.stateFile = new StateFile(options.stateFile, () => serializeState(this.holders()));
+      this.startFrom(this.stateFile);
+    }
     this.app = this.buildApp();
   }
 
-  /** Moves simulated time forward, running every transition due on the way, then saves. */
-  advance(seconds: number): void {
-    this.clock.advanceTo(this.clock.now() + seconds, this.rooms);
-    this.persist();
+  /** Moves simulated time forward, running every transition due on the way; resolves once saved. */
+  advance(seconds: number): Promise<void> {
+    this.clock.advanceTo(this.clock.exactNow() + seconds, this.rooms);
+    return this.settle();
   }
 
   /** Back to the seeded state: keys, balances and every room (POST /_emulator/reset). Time keeps going. */
-  reset(): void {
+  reset(): Promise<void> {
     this.seed();
-    this.persist();
+    return this.settle();
   }
 
-  persist(): void {
-    this.stateFile?.save(this.snapshot());
+  /** The whole state as one JSON document (GET /_emulator/snapshot; the state file holds the same). */
+  exportState(): Record<string, unknown> {
+    return exportState(this.holders());
+  }
+
+  /**
+   * Replaces the whole state with an exported one (PUT /_emulator/snapshot). A document that does not
+   * fit is refused naming the field, and nothing changes.
+   */
+  importState(document: unknown): Promise<void> {
+    importState(this.holders(), document);
+    this.limiter.clear();
+    return this.settle();
+  }
+
+  /** Resolves once the SSH listeners match the state and the state file (if any) holds it. */
+  async settle(): Promise<void> {
+    await this.gateway.sync();
+    await this.stateFile?.save();
   }
 
   async listen(): Promise<{ url: string; port: number }> {
     const host = this.options.host ?? "127.0.0.1";
+    await this.app.ready();
+    this.latency = LatencyTable.from(this.options.latency, (path) =>
+      this.apiRoutes.some((route) => route.test(path)),
+    );
     await this.app.listen({ host, port: this.options.port ?? 8787 });
+    this.app.server.maxConnections = this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     const address = this.app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : (this.options.port ?? 8787);
+    this.publicUrl = urlOf(host, port);
+    await this.settle();
     this.startTicker();
-    const shownHost = host.includes(":") ? `[${host}]` : host;
-    return { url: `http://${shownHost}:${port}`, port };
+    return { url: this.publicUrl, port };
   }
 
   async close(): Promise<void> {
     if (this.ticker) clearInterval(this.ticker);
+    if (this.tickSave) clearTimeout(this.tickSave);
     this.ticker = undefined;
+    this.tickSave = undefined;
+    await this.gateway.close();
     await this.app.close();
+    await this.stateFile?.save();
+  }
+
+  private holders(): StateHolders {
+    return { clock: this.clock, keys: this.keys, wallet: this.wallet, rooms: this.rooms };
   }
 
   private seed(): void {
-    this.keys.seed(
-      this.options.apiKeys && this.options.apiKeys.length > 0 ? this.options.apiKeys : ["demo-key"],
-    );
+    this.keys.seed(this.keySpecs() ?? ["demo-key"]);
     this.wallet.clear();
-    for (const user of this.keys.users()) this.wallet.open(user, this.options.balance ?? 1000);
+    this.openMissingAccounts();
     for (const room of this.rooms) room.reset();
     this.faults.clear();
     this.log.clear();
     this.limiter.clear();
   }
 
-  private snapshot(): unknown {
-    return {
-      version: 1,
-      now: this.clock.now(),
-      keys: this.keys.snapshot(),
-      wallet: this.wallet.snapshot(),
-      rooms: Object.fromEntries(this.rooms.map((room) => [room.name, room.snapshot()])),
-    };
+  /**
+   * Starts from the state file when there is one: a file that cannot be read or does not fit is
+   * refused and left as it is. Keys given now are accepted besides the saved ones (--help says so).
+   */
+  private startFrom(file: StateFile): void {
+    for (const removed of file.removeStaleTemporaries()) {
+      this.notices.push(`removed ${removed}, left behind by an emulator that crashed while saving`);
+    }
+    const saved = file.load();
+    if (saved === undefined) {
+      this.seed();
+    } else {
+      try {
+        importState(this.holders(), saved);
+      } catch (problem) {
+        if (problem instanceof StateProblem)
+          throw new StateFileError(file.path, `is refused: ${problem.message}`);
+        throw problem;
+      }
+      const given = this.keySpecs();
+      if (given !== undefined) this.mergeKeys(given);
+      const savedUsers = this.wallet.users().length;
+      this.openMissingAccounts();
+      if (this.options.balance !== undefined && savedUsers > 0) {
+        this.notices.push(
+          `--balance ${this.options.balance} is the starting balance of users new to ${file.path}; ` +
+            `the ${savedUsers} saved user(s) keep their balances (PUT /_emulator/users/{user}/balance sets one)`,
+        );
+      }
+    }
+    file.saveNow();
   }
 
-  private restore(saved: unknown): void {
-    const state = saved as { now: number; keys: unknown; wallet: unknown; rooms: Record<string, unknown> };
-    this.clock.set(state.now);
-    this.keys.restore(state.keys);
-    this.wallet.restore(state.wallet);
-    for (const room of this.rooms) {
-      if (state.rooms[room.name] === undefined) room.reset();
-      else room.restore(state.rooms[room.name]);
+  private keySpecs(): string[] | undefined {
+    const specs = this.options.apiKeys;
+    return specs !== undefined && specs.length > 0 ? specs : undefined;
+  }
+
+  private mergeKeys(specs: readonly string[]): void {
+    try {
+      this.keys.merge(specs);
+    } catch (error) {
+      throw new OptionError("apiKeys", (error as Error).message);
+    }
+  }
+
+  private openMissingAccounts(): void {
+    for (const user of this.keys.users()) {
+      if (!this.wallet.hasUser(user)) this.wallet.open(user, this.options.balance ?? 1000);
     }
   }
 
@@ -180,64 +305,69 @@ export class Emulator {
     const scale = this.options.timeScale ?? 1;
     if (scale <= 0) return;
     let last = Date.now();
-    let exact = this.clock.now();
     this.ticker = setInterval(() => {
       const now = Date.now();
-      exact = Math.max(exact, this.clock.now()) + ((now - last) / 1000) * scale;
+      const target = this.clock.exactNow() + ((now - last) / 1000) * scale;
       last = now;
-      if (this.clock.advanceTo(exact, this.rooms) > 0) this.persist();
+      if (this.clock.advanceTo(target, this.rooms) > 0) {
+        void this.gateway.sync();
+        this.saveSoon();
+      }
     }, TICK_MS);
     this.ticker.unref();
   }
 
+  private saveSoon(): void {
+    if (this.stateFile === undefined || this.tickSave !== undefined) return;
+    this.tickSave = setTimeout(() => {
+      this.tickSave = undefined;
+      this.stateFile?.save().catch(() => undefined);
+    }, TICK_SAVE_MS);
+    this.tickSave.unref();
+  }
+
   private buildApp(): FastifyInstance {
-    const app = Fastify({ bodyLimit: BODY_LIMIT, logger: false, forceCloseConnections: true });
-    installErrorHandling(app, BODY_LIMIT);
-    app.addHook("onRequest", async (request, reply) => {
-      const path = request.url.split("?")[0];
-      if (!path.startsWith(`${API_BASE}/`)) return;
-      const header = request.headers.authorization;
-      const key = bearerKey(header);
-      const apiPath = path.slice(API_BASE.length);
-      request.logged = this.log.start({
-        method: request.method,
-        path: apiPath,
-        key: key === undefined ? null : fingerprint(key),
-        time: this.clock.now(),
-      });
-      const fault = this.faults.take(apiPath);
-      switch (fault?.kind) {
-        case "reset":
-          request.raw.socket.destroy();
-          return reply.hijack();
-        case "http_500":
-          throw systemError();
-        case "http_503":
-          throw altError(503, "service_unavailable", "service unavailable: try again later");
-        case "http_429":
-          throw rateLimited(1);
-        case "delay":
-          await new Promise((resolve) => setTimeout(resolve, fault.ms ?? 1000));
-          break;
-        case "drop_after_commit":
-          request.dropAfterCommit = true;
-          break;
-      }
-      this.limiter.check(key === undefined ? `ip:${request.ip}` : fingerprint(key));
-      if (request.routeOptions.url !== undefined && request.routeOptions.config.public !== true) {
-        const caller = this.keys.authenticate(header);
-        request.user = caller.user;
-        request.keyId = caller.keyId;
-      }
+    const requestTimeout = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const app = Fastify({
+      bodyLimit: BODY_LIMIT,
+      logger: false,
+      forceCloseConnections: true,
+      requestTimeout,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      http: {
+        headersTimeout: Math.min(requestTimeout, 60_000),
+        // Node checks request timeouts only this often (30 s by default).
+        connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+      },
+      // A trailing slash names the same resource, as most API gateways route it.
+      routerOptions: { ignoreTrailingSlash: true },
     });
-    app.addHook("onSend", async (request, _reply, payload) => {
-      if (request.method !== "GET" && request.method !== "HEAD") this.persist();
+    installErrorHandling(app, BODY_LIMIT, {
+      mode: errorStatusMode(this.options.errorStatus),
+      apiBase: API_BASE,
+    });
+    app.addHook("onRoute", (route) => {
+      if (route.url.startsWith(`${API_BASE}/`))
+        this.apiRoutes.push(routePattern(route.url.slice(API_BASE.length)));
+    });
+    app.addHook("onRequest", (request, reply) => this.admitApiCall(request, reply));
+    app.addHook("preHandler", async (request) => {
+      if (request.apiPath === undefined) return;
+      const ms = (this.latency?.of(request.apiPath) ?? 0) + (request.holdMs ?? 0);
+      if (ms > 0) await sleep(ms);
+    });
+    app.addHook("onSend", async (request, reply, payload) => {
+      let answer = payload;
+      if (request.method !== "GET" && request.method !== "HEAD")
+        answer = await this.settleBeforeAnswer(reply, answer);
+      reply.header("date", new Date(this.clock.now() * 1000).toUTCString());
       if (request.dropAfterCommit) request.raw.socket.destroy();
-      return payload;
+      return answer;
     });
     app.addHook("onResponse", async (request, reply) => {
       if (request.logged && !request.dropAfterCommit) request.logged.status = reply.statusCode;
     });
+    registerConsole(app, this);
     app.register(
       async (api) => {
         for (const room of this.rooms) room.register(api);
@@ -251,10 +381,81 @@ export class Emulator {
       },
       { prefix: ADMIN_BASE },
     );
+    this.gateway.register(app);
     return app;
+  }
+
+  /** Logs an API call, then plays its fault, its rate limit and its authentication, in that order. */
+  private async admitApiCall(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const path = request.url.split("?")[0];
+    if (!path.startsWith(`${API_BASE}/`)) return;
+    const apiPath = path.slice(API_BASE.length).replace(/(.)\/+$/, "$1");
+    request.apiPath = apiPath;
+    const key = bearerKey(request.headers.authorization);
+    request.logged = this.log.start({
+      method: request.method,
+      path: apiPath.slice(0, MAX_LOGGED_PATH),
+      key: key === undefined ? null : fingerprint(key),
+      time: this.clock.now(),
+    });
+    const fault = this.faults.take(apiPath);
+    switch (fault?.kind) {
+      case "reset":
+        request.raw.socket.destroy();
+        return void reply.hijack();
+      case "http_500":
+        throw systemError();
+      case "http_503":
+        throw altError(503, "service_unavailable", "service unavailable: try again later");
+      case "http_429":
+        throw rateLimited(1);
+      case "delay":
+        await sleep(fault.ms ?? 1000);
+        break;
+      case "drop_after_commit":
+        request.dropAfterCommit = true;
+        break;
+      case "late_commit":
+        request.holdMs = fault.ms;
+        break;
+    }
+    // Only accepted keys are counted as themselves; anything else counts against the client's address.
+    const caller = this.keys.accepted(key);
+    this.limiter.check(caller ? caller.keyId : `ip:${request.ip}`);
+    if (request.routeOptions.url !== undefined && request.routeOptions.config.public !== true) {
+      const authenticated = this.keys.authenticate(request.headers.authorization);
+      request.user = authenticated.user;
+      request.keyId = authenticated.keyId;
+    }
+  }
+
+  /** A change is answered only once it is saved; when it cannot be, the answer says so instead. */
+  private async settleBeforeAnswer(reply: FastifyReply, payload: unknown): Promise<unknown> {
+    try {
+      await this.settle();
+      return payload;
+    } catch (error) {
+      const failure = new ApiError(
+        500,
+        -2,
+        `system error: the change could not be saved (${error instanceof Error ? error.message : String(error)})`,
+      );
+      reply.code(failure.status).header("content-type", "application/json; charset=utf-8");
+      return JSON.stringify(failure.body());
+    }
   }
 }
 
-function bearerKey(header: string | undefined): string | undefined {
-  return header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+/** A hold that does not keep the process alive: a request held when the emulator closes just ends. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/** A route URL such as `/assets/:asset_id` as a pattern matching the paths it serves. */
+function routePattern(url: string): RegExp {
+  return new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`);
 }

@@ -1,16 +1,13 @@
 /**
- * The implementation the serialized shim requires at call time (`pulumi-gpucloud/dynamic`). Everything that
- * must live across calls in the provider process (config, the client and its connection pool) lives in
- * the modules behind it, never in the serialized text.
+ * The dynamic providers, one per resource: what the serialized shim requires at call time
+ * (`pulumi-gpucloud/dynamic`), and what each `pulumi-gpucloud/dynamic/<kind>` module exports. Everything
+ * that must live across calls in the provider process (config, the client and its connection pool)
+ * lives in the modules behind it, never in the serialized text.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import { idleClosePolicyProvider } from "./idleClosePolicy";
-import { instanceProvider } from "./instance";
-import { personalImageProvider } from "./personalImage";
-import type { ResourceKind } from "./shim";
+import { dynamicProvider, type DynamicProvider } from "./framework/dynamic-provider";
+import { RESOURCES, type ResourceKind } from "./resources";
 
-export const providers: Record<ResourceKind, Required<pulumi.dynamic.ResourceProvider>> = {
-  Instance: instanceProvider,
-  IdleClosePolicy: idleClosePolicyProvider,
-  PersonalImage: personalImageProvider,
-};
+export const providers = Object.fromEntries(RESOURCES.map((d) => [d.name, dynamicProvider(d)])) as Record<
+  ResourceKind,
+  DynamicProvider
+>;

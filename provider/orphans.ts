@@ -4,7 +4,6 @@
  * compares the cloud's instance list with `pulumi stack export` output and names every instance no
  * Instance resource holds, flagging those a pending create probably made. Pure logic: no I/O here.
  */
-import type { Instance as CloudInstance } from "../sdk";
 
 export const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
 
@@ -22,6 +21,18 @@ export interface StackExport {
     resources?: StackResource[] | null;
     pending_operations?: { resource?: StackResource; type?: string }[] | null;
   };
+}
+
+/** What the finder reads of an instance the cloud lists (a record of the SDK's instances.listAll()). */
+export interface ListedInstance {
+  instance_uuid: string;
+  status: number;
+  title?: string;
+  gpu_uuid?: string;
+  gpu_name?: string;
+  gpu_nums?: number;
+  image_uuid?: string;
+  create_time?: number;
 }
 
 export interface PendingCreate {
@@ -107,7 +118,7 @@ export function pendingCreates(stacks: StackExport[]): PendingCreate[] {
  * Whether `instance` could be what this pending create made: same GPU model and count, same image when
  * created from one, and the program's title once the provider got as far as setting it.
  */
-function couldBeFrom(instance: CloudInstance, pending: PendingCreate): boolean {
+function couldBeFrom(instance: ListedInstance, pending: PendingCreate): boolean {
   const { gpuUuid, gpuNums, imageUuid, title } = pending.inputs;
   const same = (cloudValue: unknown, wanted: unknown) =>
     wanted === undefined || cloudValue === undefined || cloudValue === wanted;
@@ -119,7 +130,7 @@ function couldBeFrom(instance: CloudInstance, pending: PendingCreate): boolean {
   );
 }
 
-export function findOrphans(cloud: CloudInstance[], stacks: StackExport[]): OrphanReport {
+export function findOrphans(cloud: ListedInstance[], stacks: StackExport[]): OrphanReport {
   const known = knownInstanceIds(stacks);
   const pending = pendingCreates(stacks);
   const orphans = cloud

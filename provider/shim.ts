@@ -11,18 +11,18 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import * as path from "node:path";
-
-export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage";
+import type { ResourceKind } from "./resources";
 
 /** The package subpath the function shim requires; package.json `exports` maps it to dist/provider/dynamic.js. */
 export const IMPLEMENTATION_MODULE = "pulumi-gpucloud/dynamic";
 
-/** The file under provider/kinds/ (and the `pulumi-gpucloud/dynamic/<file>` export) whose exports are the provider. */
-export const KIND_MODULES: Record<ResourceKind, string> = {
-  Instance: "instance",
-  IdleClosePolicy: "idle-close-policy",
-  PersonalImage: "personal-image",
-};
+/**
+ * The kind's module name: the generated file provider/generated/dynamic/<name>.ts, and the export
+ * `pulumi-gpucloud/dynamic/<name>` that package.json's `./dynamic/*` maps to it.
+ */
+export function kindModule(kind: ResourceKind): string {
+  return kind.replace(/(?<=[a-z0-9])([A-Z])/g, "-$1").toLowerCase();
+}
 
 type Provider = Required<pulumi.dynamic.ResourceProvider>;
 
@@ -40,7 +40,7 @@ export function shimProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvide
 
 /** The export path the stored text requires when the module form is used. */
 export function kindExport(kind: ResourceKind): string {
-  return `${IMPLEMENTATION_MODULE}/${KIND_MODULES[kind]}`;
+  return `${IMPLEMENTATION_MODULE}/${kindModule(kind)}`;
 }
 
 /**
@@ -48,7 +48,7 @@ export function kindExport(kind: ResourceKind): string {
  * resolving from the program's folder, will load this very file again; undefined otherwise.
  */
 function storedAsRequire(kind: ResourceKind): Provider | undefined {
-  const filename = require.resolve(`./kinds/${KIND_MODULES[kind]}`);
+  const filename = require.resolve(`./generated/dynamic/${kindModule(kind)}`);
   const implementation = require(filename) as Provider;
   const layout = {
     cwd: process.cwd(),

@@ -67,27 +67,31 @@ export class Account {
   constructor(private readonly transport: Transport) {}
 
   balance(options: CallOptions = {}): Promise<Balance> {
-    return this.transport.call({
-      method: "GET",
-      path: "/balance/info",
-      safety: "read",
-      action: "read the account balance",
-      schema: BalanceSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/balance/info",
+        safety: "read",
+        action: "read the account balance",
+        schema: BalanceSchema,
+      },
+      options,
+    );
   }
 
   /** api-v2.md types page and page_size as strings here; query strings carry them the same way. */
   recharges(query: RechargeQuery = {}, options: CallOptions = {}): Promise<RechargeList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/recharge/list",
-      query: { ...query },
-      safety: "read",
-      action: "list recharge records",
-      schema: RechargeListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/recharge/list",
+        query: { ...query },
+        safety: "read",
+        action: "list recharge records",
+        schema: RechargeListSchema,
+      },
+      options,
+    );
   }
 
   rechargesAll(
@@ -95,21 +99,23 @@ export class Account {
     options: PaginateOptions = {},
   ): AsyncIterable<Recharge> {
     return paginate(async (page, page_size) => {
-      const res = await this.recharges({ ...filters, page, page_size });
+      const res = await this.recharges({ ...filters, page, page_size }, options);
       return { items: res.recharge_list, total: res.total };
     }, options);
   }
 
   bills(query: BillQuery = {}, options: CallOptions = {}): Promise<BillList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/bill/list",
-      query: { ...query },
-      safety: "read",
-      action: "list bills",
-      schema: BillListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/bill/list",
+        query: { ...query },
+        safety: "read",
+        action: "list bills",
+        schema: BillListSchema,
+      },
+      options,
+    );
   }
 
   billsAll(
@@ -117,7 +123,7 @@ export class Account {
     options: PaginateOptions = {},
   ): AsyncIterable<Bill> {
     return paginate(async (page, page_size) => {
-      const res = await this.bills({ ...filters, page, page_size });
+      const res = await this.bills({ ...filters, page, page_size }, options);
       return { items: res.bill_list, total: res.total };
     }, options);
   }

@@ -43,27 +43,27 @@ export interface UploadOptions extends CallOptions {
   timeoutMs?: number;
 }
 
-const MIME_BY_EXTENSION: Record<string, string> = {
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".webp": "image/webp",
-  ".gif": "image/gif",
-  ".mp4": "video/mp4",
-  ".mov": "video/quicktime",
-  ".webm": "video/webm",
-  ".mp3": "audio/mpeg",
-  ".wav": "audio/wav",
-  ".ogg": "audio/ogg",
-  ".flac": "audio/flac",
-  ".txt": "text/plain",
-  ".json": "application/json",
-  ".pdf": "application/pdf",
-  ".zip": "application/zip",
-};
+const MIME_BY_EXTENSION = new Map<string, string>([
+  [".png", "image/png"],
+  [".jpg", "image/jpeg"],
+  [".jpeg", "image/jpeg"],
+  [".webp", "image/webp"],
+  [".gif", "image/gif"],
+  [".mp4", "video/mp4"],
+  [".mov", "video/quicktime"],
+  [".webm", "video/webm"],
+  [".mp3", "audio/mpeg"],
+  [".wav", "audio/wav"],
+  [".ogg", "audio/ogg"],
+  [".flac", "audio/flac"],
+  [".txt", "text/plain"],
+  [".json", "application/json"],
+  [".pdf", "application/pdf"],
+  [".zip", "application/zip"],
+]);
 
 function mimeFor(filename: string): string {
-  return MIME_BY_EXTENSION[extname(filename).toLowerCase()] ?? "application/octet-stream";
+  return MIME_BY_EXTENSION.get(extname(filename).toLowerCase()) ?? "application/octet-stream";
 }
 
 function quoteName(name: string): string {
@@ -189,28 +189,32 @@ export class Assets {
     if (options.purpose) fields.purpose = options.purpose;
     if (options.ttl_hours !== undefined) fields.ttl_hours = String(options.ttl_hours);
     const mimeType = options.mime_type ?? mimeFor(file.filename);
-    return this.transport.call({
-      method: "POST",
-      path: "/assets",
-      body: () => multipart(fields, file, mimeType),
-      safety: "unsafe",
-      action: `upload asset ${file.filename}`,
-      schema: AssetSchema,
-      reconcile: "Uploading again is harmless apart from a second temporary asset.",
-      maxRetries: file.replayable ? undefined : 0,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "POST",
+        path: "/assets",
+        body: () => multipart(fields, file, mimeType),
+        safety: "unsafe",
+        action: `upload asset ${file.filename}`,
+        schema: AssetSchema,
+        reconcile: "Uploading again is harmless apart from a second temporary asset.",
+        maxRetries: file.replayable ? undefined : 0,
+        timeoutMs: options.timeoutMs,
+      },
+      options,
+    );
   }
 
   get(asset_id: string, options: CallOptions = {}): Promise<Asset> {
-    return this.transport.call({
-      method: "GET",
-      path: `/assets/${encodeURIComponent(asset_id)}`,
-      safety: "read",
-      action: `read asset ${asset_id}`,
-      schema: AssetSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: `/assets/${encodeURIComponent(asset_id)}`,
+        safety: "read",
+        action: `read asset ${asset_id}`,
+        schema: AssetSchema,
+      },
+      options,
+    );
   }
 }

@@ -78,47 +78,53 @@ export class Catalogue {
   constructor(private readonly transport: Transport) {}
 
   gpus(options: CallOptions = {}): Promise<GpuList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/gpu/list",
-      safety: "read",
-      action: "list GPU models",
-      schema: GpuListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/gpu/list",
+        safety: "read",
+        action: "list GPU models",
+        schema: GpuListSchema,
+      },
+      options,
+    );
   }
 
   /** Public endpoint: works without an API key. */
   pods(query: PodQuery = {}, options: CallOptions = {}): Promise<PodList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/pod/list",
-      query: { ...query },
-      safety: "read",
-      action: "list pods",
-      schema: PodListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/pod/list",
+        query: { ...query },
+        safety: "read",
+        action: "list pods",
+        schema: PodListSchema,
+      },
+      options,
+    );
   }
 
   podsAll(filters: { name?: string } = {}, options: PaginateOptions = {}): AsyncIterable<Pod> {
     return paginate(async (page, page_size) => {
-      const res = await this.pods({ ...filters, page, page_size });
+      const res = await this.pods({ ...filters, page, page_size }, options);
       return { items: res.pod_list, total: res.total };
     }, options);
   }
 
   /** Public endpoint: works without an API key. */
   marketImages(query: MarketImageQuery = {}, options: CallOptions = {}): Promise<MarketImageList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/image/market/list",
-      query: { ...query },
-      safety: "read",
-      action: "list market images",
-      schema: MarketImageListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/image/market/list",
+        query: { ...query },
+        safety: "read",
+        action: "list market images",
+        schema: MarketImageListSchema,
+      },
+      options,
+    );
   }
 
   marketImagesAll(
@@ -126,7 +132,7 @@ export class Catalogue {
     options: PaginateOptions = {},
   ): AsyncIterable<MarketImage> {
     return paginate(async (page, page_size) => {
-      const res = await this.marketImages({ ...filters, page, page_size });
+      const res = await this.marketImages({ ...filters, page, page_size }, options);
       return { items: res.image_list, total: res.total };
     }, options);
   }

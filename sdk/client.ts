@@ -4,8 +4,11 @@ import { Catalogue } from "./catalogue";
 import { Images } from "./images";
 import { Instances } from "./instances";
 import { ModelRuns } from "./model-runs";
+import { inputValidationError, type InputIssue } from "./errors";
+import { DEFAULT_MAX_PAUSE_MS } from "./pacing-gate";
 import { DEFAULT_BACKOFF } from "./retry-policy";
-import { Transport, type RequestEvent } from "./transport";
+import { MAX_TIMER_MS } from "./sleep";
+import { Transport, type CallOptions, type RequestEvent } from "./transport";
 import { Workflows } from "./workflows";
 
 export interface GpuCloudClientOptions {
@@ -13,7 +16,11 @@ export interface GpuCloudClientOptions {
   baseUrl: string;
   /** Bearer key. Only the pod and market image lists work without one. */
   apiKey?: string;
-  /** Per-request timeout (default 30 000 ms). */
+  /**
+   * Per-request timeout (default 30 000 ms; the provider's gpucloud:requestTimeoutMs). A read that times
+   * out is retried and then fails with TimeoutError; a create, power or save call that times out is not
+   * resent and fails with OutcomeUnknownError, since the cloud may still carry it out.
+   */
   timeoutMs?: number;
   /** Resends allowed after the first attempt, where retry-policy.ts allows any (default 3). */
   maxRetries?: number;
@@ -21,6 +28,12 @@ export interface GpuCloudClientOptions {
   retryBaseDelayMs?: number;
   /** Largest backoff ceiling (default 8000 ms); Retry-After may ask for more and is honoured. */
   retryMaxDelayMs?: number;
+  /**
+   * The longest one rate-limit wait may last (default 120 000 ms). A 429 whose Retry-After asks for more
+   * fails at once with RateLimitError saying how long the cloud asked to wait; a call's own `deadline`
+   * can shorten this further.
+   */
+  maxRateLimitWaitMs?: number;
   /** Called after every attempt; the event never carries the key or a header. */
   onRequest?: (event: RequestEvent) => void;
 }
@@ -34,13 +47,12 @@ export class GpuCloudClient {
   readonly workflows: Workflows;
   readonly modelRuns: ModelRuns;
   private readonly transport: Transport;
+  private verified?: Promise<void>;
 
   constructor(options: GpuCloudClientOptions) {
-    if (typeof options?.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
-      throw new TypeError(
-        `GpuCloudClient needs baseUrl, the service's http(s) base URL without /api/open/v2 (got ${JSON.stringify(options?.baseUrl)}).`,
-      );
-    }
+    const issues = optionIssues(options);
+    if (issues.length > 0)
+      throw inputValidationError({ action: "create the GPU cloud client", method: "", path: "" }, issues);
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
@@ -50,6 +62,7 @@ export class GpuCloudClient {
         baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
         maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs,
       },
+      maxRateLimitWaitMs: options.maxRateLimitWaitMs ?? DEFAULT_MAX_PAUSE_MS,
       onRequest: options.onRequest,
     });
     this.instances = new Instances(this.transport);
@@ -69,6 +82,32 @@ export class GpuCloudClient {
     return this.transport.pacingMs;
   }
 
+  /**
+   * Checks that baseUrl serves API v2, with one cheap public call (the first pod of /pod/list, no key
+   * needed). Throws EndpointNotFoundError when the address answers 404 (a wrong path, a proxy's page),
+   * or another GpuCloudError when it answers something that is not API v2 (an HTML page with 200, say).
+   * Concurrent calls share one request (made with the first caller's options), and once it succeeded
+   * later calls return at once; after a failure the next call asks again.
+   */
+  verifyService(options: CallOptions = {}): Promise<void> {
+    this.verified ??= this.catalogue.pods({ page: 1, page_size: 1 }, options).then(
+      () => undefined,
+      (err: unknown) => {
+        this.verified = undefined;
+        throw err;
+      },
+    );
+    return this.verified;
+  }
+
+  /**
+   * The cloud's current time in Unix ms: the `Date` header of the latest answer plus the local time
+   * elapsed since (to within the header's one-second resolution). Undefined before any answer arrived.
+   */
+  cloudNow(): number | undefined {
+    return this.transport.cloudNow();
+  }
+
   /** Closes the keep-alive pool; the client cannot be used afterwards. */
   close(): Promise<void> {
     return this.transport.close();
@@ -78,4 +117,45 @@ export class GpuCloudClient {
   toJSON(): Record<string, string> {
     return { client: "GpuCloudClient" };
   }
+}
+
+function checkDuration(issues: InputIssue[], field: string, value: unknown, min: number): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
+    issues.push({
+      field,
+      reason: `must be an integer number of ms from ${min} to ${MAX_TIMER_MS}, got ${JSON.stringify(value)}`,
+    });
+  }
+}
+
+function optionIssues(options: GpuCloudClientOptions): InputIssue[] {
+  const issues: InputIssue[] = [];
+  if (typeof options?.baseUrl !== "string" || !/^https?:\/\/[^/]/.test(options.baseUrl)) {
+    issues.push({
+      field: "baseUrl",
+      reason: `must be the service's http(s) root URL, without /api/open/v2 (got ${JSON.stringify(options?.baseUrl)})`,
+    });
+  }
+  if (typeof options?.baseUrl === "string" && /\/api\/open\/v2\/*$/.test(options.baseUrl)) {
+    issues.push({
+      field: "baseUrl",
+      reason: `must be the service root without /api/open/v2, which the client appends itself (got ${JSON.stringify(options.baseUrl)})`,
+    });
+  }
+  if (options?.apiKey !== undefined && typeof options.apiKey !== "string") {
+    issues.push({ field: "apiKey", reason: "must be a string" });
+  }
+  checkDuration(issues, "timeoutMs", options?.timeoutMs, 1);
+  checkDuration(issues, "maxRateLimitWaitMs", options?.maxRateLimitWaitMs, 0);
+  checkDuration(issues, "retryBaseDelayMs", options?.retryBaseDelayMs, 0);
+  checkDuration(issues, "retryMaxDelayMs", options?.retryMaxDelayMs, 0);
+  const retries = options?.maxRetries;
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 100)) {
+    issues.push({
+      field: "maxRetries",
+      reason: `must be an integer from 0 to 100, got ${JSON.stringify(retries)}`,
+    });
+  }
+  return issues;
 }

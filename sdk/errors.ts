@@ -1,9 +1,9 @@
 /**
- * The one error hierarchy of the client. Every error that comes from an HTTP answer (status + body), a
- * transport failure or a failed input check is built here, so messages keep one shape: what failed,
- * why, and what to do next. Messages never carry the API key (see `redact`).
+ * The one error hierarchy of the client. Every error that comes from a transport failure, a failed input
+ * check or an answer the client cannot use is built here or in answers.ts (the table that turns an HTTP
+ * answer into one of these classes), so messages keep one shape: what failed, why, and what to do next.
+ * Messages never carry the API key (see `redact`).
  */
-import { isRecord } from "./validation";
 
 export interface ErrorContext {
   /** What the caller was doing, as a verb phrase: "create instance", "read workflow run". */
@@ -43,17 +43,39 @@ export class GpuCloudError extends Error {
 
 export class AuthenticationError extends GpuCloudError {}
 export class PermissionDeniedError extends GpuCloudError {}
+/** The API's own answer that the resource does not exist (or belongs to another user): it is gone. */
 export class NotFoundError extends GpuCloudError {}
 export class ServerError extends GpuCloudError {}
 export class BusinessError extends GpuCloudError {}
 export class ConnectionError extends GpuCloudError {}
 export class OutcomeUnknownError extends GpuCloudError {}
 
+/**
+ * The URL answered 404 but not as the API does for a missing resource (an HTML page, text, JSON without
+ * the envelope, or the API's unknown-path answer): baseUrl is wrong. Deliberately not a NotFoundError,
+ * so nothing that treats "not found" as "gone" mistakes a wrong address for a deleted resource.
+ */
+export class EndpointNotFoundError extends GpuCloudError {
+  /** The full URL that was requested. */
+  readonly url: string;
+  constructor(init: GpuCloudErrorInit & { url?: string }) {
+    super(init);
+    this.url = init.url ?? init.path;
+  }
+}
+
 export class RateLimitError extends GpuCloudError {
+  /** How long the cloud asked to wait (Retry-After), in ms. */
   readonly retryAfterMs?: number;
-  constructor(init: GpuCloudErrorInit & { retryAfterMs?: number }) {
+  /**
+   * The cloud asked for a longer wait than this call may take (its deadline or the client's
+   * maxRateLimitWaitMs): trying again before then is pointless, so this is not a transient error.
+   */
+  readonly tooLongToWait: boolean;
+  constructor(init: GpuCloudErrorInit & { retryAfterMs?: number; tooLongToWait?: boolean }) {
     super(init);
     this.retryAfterMs = init.retryAfterMs;
+    this.tooLongToWait = init.tooLongToWait ?? false;
   }
 }
 
@@ -80,15 +102,23 @@ export class TimeoutError extends GpuCloudError {
 
 /**
  * The service was briefly unreachable, overloaded or slow: trying the same thing again later may well
- * succeed. Long waits and cleanups keep going through these until their own deadline.
+ * succeed. Long waits and cleanups keep going through these until their own deadline. A rate limit
+ * whose Retry-After outlasts what the call may wait is not one: the cloud said no attempt before then
+ * will succeed.
  */
 export function isTransientError(err: unknown): err is GpuCloudError {
   return (
     err instanceof ConnectionError ||
     err instanceof ServerError ||
-    err instanceof RateLimitError ||
+    (err instanceof RateLimitError && !err.tooLongToWait) ||
     err instanceof TimeoutError
   );
+}
+
+/** Replaces every occurrence of the secret (the API key), should a message or an echo carry it. */
+export function redact(text: string, secret: string | undefined): string {
+  if (!secret) return text;
+  return text.split(secret).join("<redacted>");
 }
 
 export interface InputIssue {
@@ -102,181 +132,6 @@ export class InputValidationError extends GpuCloudError {
     super(init);
     this.issues = init.issues;
   }
-}
-
-/** The two error body shapes of api-v2.md "Errors": the envelope and the alt shape, read as one. */
-export interface ParsedErrorBody {
-  code?: number;
-  apiMessage?: string;
-  details?: string;
-  field?: string;
-  engine?: { reason?: string; detail?: string; engine_code?: string; status_code?: number };
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-export function parseErrorBody(body: unknown): ParsedErrorBody {
-  if (!isRecord(body)) return {};
-  const data = isRecord(body.data) ? body.data : undefined;
-  const parsed: ParsedErrorBody = {
-    code: typeof body.code === "number" ? body.code : undefined,
-    apiMessage: str(body.msg) ?? str(body.message),
-  };
-  if (data) {
-    if (isRecord(data.error)) {
-      const e = data.error;
-      parsed.engine = {
-        reason: str(e.reason),
-        detail: str(e.detail),
-        engine_code: str(e.engine_code),
-        status_code: typeof e.status_code === "number" ? e.status_code : undefined,
-      };
-    } else {
-      parsed.details = str(data.details);
-      parsed.field = str(data.field);
-    }
-  }
-  return parsed;
-}
-
-const MAX_SHOWN_CHARS = 300;
-
-export function redact(text: string, secret: string | undefined): string {
-  if (!secret) return text;
-  return text.split(secret).join("<redacted>");
-}
-
-function describeAnswer(status: number | undefined, parsed: ParsedErrorBody): string {
-  const parts: string[] = [];
-  if (status !== undefined) parts.push(`HTTP ${status}`);
-  if (parsed.code !== undefined) parts.push(`code ${parsed.code}`);
-  return parts.join(", ");
-}
-
-function apiSaid(parsed: ParsedErrorBody): string {
-  const said = [
-    parsed.apiMessage,
-    parsed.details && parsed.details !== parsed.apiMessage ? parsed.details : undefined,
-  ]
-    .filter(Boolean)
-    .join(": ");
-  return said.length > MAX_SHOWN_CHARS ? `${said.slice(0, MAX_SHOWN_CHARS)}...` : said;
-}
-
-export interface ResponseErrorInput extends ErrorContext {
-  status: number;
-  body: unknown;
-  retryAfterMs?: number;
-  secret?: string;
-}
-
-/**
- * The one place an API answer becomes an error. HTTP status decides first (api-v2.md "HTTP status");
- * on HTTP 200 with a non-zero envelope code the code decides (api-v2.md "Envelope code").
- */
-export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
-  const parsed = parseErrorBody(input.body);
-  const { status } = input;
-  const what = `Could not ${input.action}`;
-  const said = apiSaid(parsed) || "no message";
-  const answer = describeAnswer(status, parsed);
-  const base = {
-    action: input.action,
-    method: input.method,
-    path: input.path,
-    status,
-    code: parsed.code,
-    apiMessage: parsed.apiMessage,
-  };
-  const build = (why: string, next: string): string =>
-    redact(`${what}: ${why} (${answer}). ${next}`, input.secret);
-
-  if (parsed.engine && (parsed.engine.engine_code || parsed.engine.reason)) {
-    const engineCode = parsed.engine.engine_code;
-    const detail = parsed.engine.detail;
-    const why = `the workflow engine rejected it: ${parsed.engine.reason ?? said}${engineCode ? ` [${engineCode}]` : ""}${detail ? ` - ${detail}` : ""}`;
-    return new EngineRejectionError({
-      ...base,
-      message: build(
-        why,
-        "Check the inputs against the workflow's editable_parameter_manifest and submit again with a new idempotency_key.",
-      ),
-      engineCode,
-      detail,
-      engineStatusCode: parsed.engine.status_code,
-    });
-  }
-  if (status === 401 || parsed.code === 2) {
-    return new AuthenticationError({
-      ...base,
-      message: build(
-        `the API did not accept the credentials: ${said}`,
-        "Check the API key (gpucloud:apiKey or GPUCLOUD_API_KEY): it may be missing, mistyped, disabled or deleted.",
-      ),
-    });
-  }
-  if (status === 403) {
-    return new PermissionDeniedError({
-      ...base,
-      message: build(
-        `the API key lacks permission: ${said}`,
-        "Use a key whose permission range covers this operation.",
-      ),
-    });
-  }
-  // CONTRACTS.md: a missing resource answers the envelope (code -1 or 1); the alt shape with code 404 is an unknown path.
-  if (status === 404 && parsed.code === 404) {
-    return new NotFoundError({
-      ...base,
-      message: build(
-        `the API has no such endpoint: ${said}`,
-        "Check that baseUrl is the service root (the client appends /api/open/v2) and that the service speaks API v2.",
-      ),
-    });
-  }
-  if (
-    status === 404 ||
-    (status === 200 && parsed.code === -1 && /not (found|exist)/i.test(parsed.apiMessage ?? ""))
-  ) {
-    return new NotFoundError({
-      ...base,
-      message: build(
-        `it does not exist: ${said}`,
-        "Check the id; the resource may have been deleted, expired, or belong to another API key's user.",
-      ),
-    });
-  }
-  if (status === 429) {
-    const wait =
-      input.retryAfterMs !== undefined ? ` after ${Math.ceil(input.retryAfterMs / 1000)} s` : " later";
-    return new RateLimitError({
-      ...base,
-      retryAfterMs: input.retryAfterMs,
-      message: build(
-        `the API is rate limiting this key: ${said}`,
-        `Send fewer requests and try again${wait}.`,
-      ),
-    });
-  }
-  if (status >= 500 || parsed.code === -2) {
-    return new ServerError({
-      ...base,
-      message: build(
-        `the service failed: ${said}`,
-        "This is the service's fault, not the request's; try again later.",
-      ),
-    });
-  }
-  const field = parsed.field ? ` (field ${parsed.field})` : "";
-  return new BusinessError({
-    ...base,
-    message: build(
-      `the API refused it: ${said}${field}`,
-      "Fix the request or the resource's state and try again.",
-    ),
-  });
 }
 
 export interface FailureErrorInput extends ErrorContext {
@@ -294,7 +149,7 @@ export function errorFromFailure(input: FailureErrorInput): GpuCloudError {
     return new TimeoutError({
       ...base,
       message: redact(
-        `${what}: no answer within ${input.timeoutMs} ms (${input.method} ${input.path}). The service may be slow or unreachable; try again or raise timeoutMs.`,
+        `${what}: no answer within ${input.timeoutMs} ms (${input.method} ${input.path}). The service may be slow or unreachable; try again, or raise the per-request timeout (timeoutMs; gpucloud:requestTimeoutMs in the provider).`,
         input.secret,
       ),
     });
@@ -315,21 +170,22 @@ export function errorFromFailure(input: FailureErrorInput): GpuCloudError {
 export interface OutcomeUnknownInput extends ErrorContext {
   reason: string;
   status?: number;
-  body?: unknown;
+  /** The envelope code and message of the answer, when one came. */
+  code?: number;
+  apiMessage?: string;
   reconcile: string;
   secret?: string;
 }
 
 /** A non-idempotent request reached the service and its outcome is not known. */
 export function outcomeUnknown(input: OutcomeUnknownInput): OutcomeUnknownError {
-  const parsed = input.body === undefined ? {} : parseErrorBody(input.body);
   return new OutcomeUnknownError({
     action: input.action,
     method: input.method,
     path: input.path,
     status: input.status,
-    code: parsed.code,
-    apiMessage: parsed.apiMessage,
+    code: input.code,
+    apiMessage: input.apiMessage,
     message: redact(
       `Could not ${input.action}: the request was sent but ${input.reason}, so it may or may not have been carried out. It was not retried, to avoid doing it twice. ${input.reconcile}`,
       input.secret,
@@ -361,13 +217,13 @@ export function unexpectedShape(input: UnexpectedShapeInput): GpuCloudError {
     status: 200,
     code: 0,
     message: redact(
-      `Could not ${input.action}: the API answered with data that does not match api-v2.md (${input.issues}). Check that baseUrl points at a v2 service.`,
+      `Could not ${input.action}: the API answered with data that does not match the documented API v2 (${input.issues}). Check that baseUrl points at a service that speaks API v2.`,
       input.secret,
     ),
   });
 }
 
-/** For deletes: a resource that is already gone counts as deleted (STYLE.md 4). */
+/** For deletes: a resource that is already gone counts as deleted (STYLE.md 4); EndpointNotFoundError does not. */
 export async function goneCountsAsDone(call: Promise<unknown>): Promise<void> {
   try {
     await call;

@@ -55,28 +55,32 @@ export class Images {
   ) {}
 
   list(options: CallOptions = {}): Promise<PersonalImageList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/image/private/list",
-      safety: "read",
-      action: "list personal images",
-      schema: PersonalImageListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/image/private/list",
+        safety: "read",
+        action: "list personal images",
+        schema: PersonalImageListSchema,
+      },
+      options,
+    );
   }
 
   /** Irreversible. An image that is already gone counts as deleted. */
   async delete(image_uuid: string, options: CallOptions = {}): Promise<void> {
     await goneCountsAsDone(
-      this.transport.call({
-        method: "POST",
-        path: "/image/private/delete",
-        json: { image_uuid },
-        safety: "idempotent",
-        action: `delete personal image ${image_uuid}`,
-        schema: NoData,
-        signal: options.signal,
-      }),
+      this.transport.call(
+        {
+          method: "POST",
+          path: "/image/private/delete",
+          json: { image_uuid },
+          safety: "idempotent",
+          action: `delete personal image ${image_uuid}`,
+          schema: NoData,
+        },
+        options,
+      ),
     );
   }
 
@@ -93,7 +97,7 @@ export class Images {
         action,
         method: "GET",
         path: "/image/private/list",
-        poll: (signal) => this.saveProgress(target, signal),
+        poll: (call) => this.saveProgress(target, call),
         describeState: describeProgress,
         isDone: (p) => {
           if (
@@ -116,16 +120,17 @@ export class Images {
 
   /** save_image then waitForSaved: the list snapshot taken first identifies the new image. */
   async saveFromInstance(instance_uuid: string, options: WaitOptions = {}): Promise<PersonalImage> {
-    const before = await this.list({ signal: options.signal });
-    await this.instances.saveImage(instance_uuid, { signal: options.signal });
+    const call = { signal: options.signal, deadline: options.deadline };
+    const before = await this.list(call);
+    await this.instances.saveImage(instance_uuid, call);
     return this.waitForSaved(
       { instance_uuid, excluding_image_uuids: before.image_list.map((i) => i.uuid) },
       options,
     );
   }
 
-  private async saveProgress(target: SavedImageTarget, signal?: AbortSignal): Promise<SaveProgress> {
-    const { image_list } = await this.list({ signal });
+  private async saveProgress(target: SavedImageTarget, call: CallOptions): Promise<SaveProgress> {
+    const { image_list } = await this.list(call);
     if ("image_uuid" in target) {
       const image = image_list.find((i) => i.uuid === target.image_uuid);
       if (!image) {
@@ -142,7 +147,7 @@ export class Images {
     const fresh = image_list
       .filter((i) => !excluded.has(i.uuid))
       .sort((a, b) => (b.create_time ?? 0) - (a.create_time ?? 0));
-    const instance = await this.instances.info(target.instance_uuid, { signal });
+    const instance = await this.instances.info(target.instance_uuid, call);
     return { image: fresh[0], instanceStatus: instance.save_image_status };
   }
 }

@@ -1,6 +1,15 @@
 /** pulumi-gpucloud/sdk: the typed client of the GPU cloud's open API v2. */
 export { GpuCloudClient, type GpuCloudClientOptions } from "./client";
 export * from "./errors";
+export {
+  errorFromResponse,
+  readAnswer,
+  ANSWER_MEANINGS,
+  type Answer,
+  type BodyShape,
+  type ResponseErrorInput,
+  type WaitLimit,
+} from "./answers";
 export * from "./instances";
 export * from "./catalogue";
 export * from "./images";
@@ -34,3 +43,4 @@ export {
 } from "./validation";
 export { API_PREFIX, type RequestEvent, type CallOptions } from "./transport";
 export { retryUntil, type RetryUntilOptions } from "./retry-until";
+export { sleep, MAX_TIMER_MS, type Clock } from "./sleep";

@@ -80,7 +80,9 @@ export const INSTANCE_STATUS_NAMES: Readonly<Record<number, string>> = {
 };
 
 export function instanceStatusName(status: number): string {
-  return INSTANCE_STATUS_NAMES[status] ?? `unknown status ${status}`;
+  return Object.hasOwn(INSTANCE_STATUS_NAMES, status)
+    ? INSTANCE_STATUS_NAMES[status]
+    : `unknown status ${status}`;
 }
 
 export const GPU_NUMS = [1, 2, 4, 8] as const;
@@ -170,34 +172,38 @@ export class Instances {
     requireString(issues, "gpu_uuid", params.gpu_uuid);
     checkGpuNums(issues, params.gpu_nums);
     this.ensure(`create instance from ${source}`, path, issues);
-    return this.transport.call({
-      method: "POST",
-      path,
-      json: params,
-      safety: "unsafe",
-      action: `create instance from ${source} ${sourceUuid}`,
-      schema: InstanceSchema,
-      reconcile: RECONCILE_CREATE,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "POST",
+        path,
+        json: params,
+        safety: "unsafe",
+        action: `create instance from ${source} ${sourceUuid}`,
+        schema: InstanceSchema,
+        reconcile: RECONCILE_CREATE,
+      },
+      options,
+    );
   }
 
   list(params: { page?: number; page_size?: number } = {}, options: CallOptions = {}): Promise<InstanceList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/instance/list",
-      query: { page: params.page, page_size: params.page_size },
-      safety: "read",
-      action: "list instances",
-      schema: InstanceListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/instance/list",
+        query: { page: params.page, page_size: params.page_size },
+        safety: "read",
+        action: "list instances",
+        schema: InstanceListSchema,
+      },
+      options,
+    );
   }
 
   listAll(options: PaginateOptions = {}): AsyncIterable<Instance> {
     return paginate(
       async (page, page_size) => {
-        const res = await this.list({ page, page_size });
+        const res = await this.list({ page, page_size }, options);
         return { items: res.instance_list, total: res.total };
       },
       { pageSize: DEFAULT_PAGE_SIZE, ...options },
@@ -206,15 +212,17 @@ export class Instances {
 
   /** NotFoundError when the instance is gone or belongs to another user. */
   info(instance_uuid: string, options: CallOptions = {}): Promise<Instance> {
-    return this.transport.call({
-      method: "GET",
-      path: "/instance/info",
-      query: { instance_uuid },
-      safety: "read",
-      action: `read instance ${instance_uuid}`,
-      schema: InstanceSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/instance/info",
+        query: { instance_uuid },
+        safety: "read",
+        action: `read instance ${instance_uuid}`,
+        schema: InstanceSchema,
+      },
+      options,
+    );
   }
 
   async updateTitle(instance_uuid: string, title: string, options: CallOptions = {}): Promise<void> {
@@ -223,29 +231,33 @@ export class Instances {
         { field: "title", reason: `must be a string of at most ${TITLE_MAX} characters` },
       ]);
     }
-    await this.transport.call({
-      method: "POST",
-      path: "/instance/update_title",
-      json: { instance_uuid, title },
-      safety: "idempotent",
-      action: `rename instance ${instance_uuid}`,
-      schema: NoData,
-      signal: options.signal,
-    });
+    await this.transport.call(
+      {
+        method: "POST",
+        path: "/instance/update_title",
+        json: { instance_uuid, title },
+        safety: "idempotent",
+        action: `rename instance ${instance_uuid}`,
+        schema: NoData,
+      },
+      options,
+    );
   }
 
   /** Irreversible. An instance that is already gone counts as destroyed. */
   async destroy(instance_uuid: string, options: CallOptions = {}): Promise<void> {
     await goneCountsAsDone(
-      this.transport.call({
-        method: "POST",
-        path: "/instance/destroy",
-        json: { instance_uuid },
-        safety: "idempotent",
-        action: `destroy instance ${instance_uuid}`,
-        schema: NoData,
-        signal: options.signal,
-      }),
+      this.transport.call(
+        {
+          method: "POST",
+          path: "/instance/destroy",
+          json: { instance_uuid },
+          safety: "idempotent",
+          action: `destroy instance ${instance_uuid}`,
+          schema: NoData,
+        },
+        options,
+      ),
     );
   }
 
@@ -261,15 +273,17 @@ export class Instances {
     checkPercent(issues, "idle_gpu_threshold", params.idle_gpu_threshold);
     checkPercent(issues, "idle_fb_threshold", params.idle_fb_threshold);
     this.ensure(`set idle-close on instance ${params.instance_uuid}`, "/instance/set_idle_close", issues);
-    await this.transport.call({
-      method: "POST",
-      path: "/instance/set_idle_close",
-      json: params,
-      safety: "idempotent",
-      action: `set idle-close on instance ${params.instance_uuid}`,
-      schema: NoData,
-      signal: options.signal,
-    });
+    await this.transport.call(
+      {
+        method: "POST",
+        path: "/instance/set_idle_close",
+        json: params,
+        safety: "idempotent",
+        action: `set idle-close on instance ${params.instance_uuid}`,
+        schema: NoData,
+      },
+      options,
+    );
   }
 
   /** Start a shut-down instance, optionally on another GPU (field-notes.md "Power and schedule"). */
@@ -307,30 +321,34 @@ export class Instances {
       issues.push({ field: "shutdown_time", reason: "must be Unix seconds (a non-negative integer)" });
     }
     this.ensure(`schedule shutdown of instance ${instance_uuid}`, "/instance/shutdown_timer", issues);
-    await this.transport.call({
-      method: "POST",
-      path: "/instance/shutdown_timer",
-      json: { instance_uuid, ...params },
-      safety: "idempotent",
-      action: `schedule shutdown of instance ${instance_uuid}`,
-      schema: NoData,
-      signal: options.signal,
-    });
+    await this.transport.call(
+      {
+        method: "POST",
+        path: "/instance/shutdown_timer",
+        json: { instance_uuid, ...params },
+        safety: "idempotent",
+        action: `schedule shutdown of instance ${instance_uuid}`,
+        schema: NoData,
+      },
+      options,
+    );
   }
 
   /** Start saving the instance as a personal image; follow it with client.images.waitForSaved. */
   async saveImage(instance_uuid: string, options: CallOptions = {}): Promise<void> {
-    await this.transport.call({
-      method: "POST",
-      path: "/instance/save_image",
-      json: { instance_uuid },
-      safety: "unsafe",
-      action: `save instance ${instance_uuid} as an image`,
-      schema: NoData,
-      reconcile:
-        "List your personal images (client.images.list) and read the instance's save_image_status before saving again.",
-      signal: options.signal,
-    });
+    await this.transport.call(
+      {
+        method: "POST",
+        path: "/instance/save_image",
+        json: { instance_uuid },
+        safety: "unsafe",
+        action: `save instance ${instance_uuid} as an image`,
+        schema: NoData,
+        reconcile:
+          "List your personal images (client.images.list) and read the instance's save_image_status before saving again.",
+      },
+      options,
+    );
   }
 
   /** Poll /instance/info until the status is one of `statuses`. */
@@ -342,7 +360,7 @@ export class Instances {
         action: `wait for instance ${instance_uuid}`,
         method: "GET",
         path: `/instance/info?instance_uuid=${instance_uuid}`,
-        poll: (signal) => this.info(instance_uuid, { signal }),
+        poll: (call) => this.info(instance_uuid, call),
         describeState: (i) => `status ${i.status} (${instanceStatusName(i.status)})`,
         isDone: (i) => statuses.includes(i.status),
       },
@@ -356,15 +374,17 @@ export class Instances {
     body: Record<string, unknown>,
     options: CallOptions,
   ): Promise<void> {
-    await this.transport.call({
-      method: "POST",
-      path,
-      json: body,
-      safety: "unsafe",
-      action,
-      schema: NoData,
-      reconcile: RECONCILE_POWER,
-      signal: options.signal,
-    });
+    await this.transport.call(
+      {
+        method: "POST",
+        path,
+        json: body,
+        safety: "unsafe",
+        action,
+        schema: NoData,
+        reconcile: RECONCILE_POWER,
+      },
+      options,
+    );
   }
 }

@@ -5,7 +5,7 @@ import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { checkModelRunInputs, idempotencyKeyIssues } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { decimal, int, listOf } from "./zod-helpers";
+import { decimal, int, listOf, runStatus, withRunStatus } from "./zod-helpers";
 
 export const ModelRunSchema = z.looseObject({
   run_id: z.string(),
@@ -14,7 +14,7 @@ export const ModelRunSchema = z.looseObject({
   model: z.string().optional(),
   provider: z.string().optional(),
   gateway_task_id: z.string().optional(),
-  status: z.string().describe("created, queued, running, completed, failed, cancelled"),
+  status: runStatus.describe("created, queued, running, completed, failed, cancelled"),
   settlement_status: z.string().optional().describe("pending, settled, released"),
   frozen_amount: decimal.optional(),
   released_amount: decimal.optional(),
@@ -28,8 +28,8 @@ export const ModelRunListSchema = z.looseObject({ total: int, items: listOf(Mode
 export type ModelRunList = z.infer<typeof ModelRunListSchema>;
 
 export const ModelRunEventSchema = z.looseObject({
-  event_type: z.string(),
-  run_status: z.string().optional(),
+  event_type: runStatus.describe("created, reserved, gateway_submitted, ..., cancelled, failed"),
+  run_status: runStatus.optional(),
   settlement_status: z.string().optional(),
   amount: decimal.optional(),
   error_message: z.string().optional(),
@@ -90,33 +90,37 @@ export class ModelRuns {
     const checked = checkModelRunInputs(params.inputs);
     const issues: InputIssue[] = [...idempotencyKeyIssues(params.idempotency_key), ...checked.issues];
     if (issues.length > 0) throw inputValidationError(SUBMIT_CTX, issues);
-    return this.transport.call({
-      method: "POST",
-      path: "/model-runs/videos",
-      json: { ...params, inputs: checked.inputs },
-      safety: "keyed",
-      action: `submit a ${params.inputs.model} model run`,
-      schema: ModelRunSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "POST",
+        path: "/model-runs/videos",
+        json: { ...params, inputs: checked.inputs },
+        safety: "keyed",
+        action: `submit a ${params.inputs.model} model run`,
+        schema: ModelRunSchema,
+      },
+      options,
+    );
   }
 
   list(query: ModelRunListQuery = {}, options: CallOptions = {}): Promise<ModelRunList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/model-runs/list",
-      query: { ...query },
-      safety: "read",
-      action: "list model runs",
-      schema: ModelRunListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/model-runs/list",
+        query: { ...withRunStatus(query) },
+        safety: "read",
+        action: "list model runs",
+        schema: ModelRunListSchema,
+      },
+      options,
+    );
   }
 
   listAll(filters: { status?: string } = {}, options: PaginateOptions = {}): AsyncIterable<ModelRun> {
     return paginate(
       async (page, page_size) => {
-        const res = await this.list({ ...filters, page, page_size });
+        const res = await this.list({ ...filters, page, page_size }, options);
         return { items: res.items, total: res.total };
       },
       {
@@ -128,27 +132,31 @@ export class ModelRuns {
 
   /** Cancel a run; a run that already completed comes back completed (api-v2.md). Safe to repeat. */
   cancel(run_id: string, options: CallOptions = {}): Promise<ModelRun> {
-    return this.transport.call({
-      method: "POST",
-      path: "/model-runs/cancel",
-      json: { run_id },
-      safety: "idempotent",
-      action: `cancel model run ${run_id}`,
-      schema: ModelRunSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "POST",
+        path: "/model-runs/cancel",
+        json: { run_id },
+        safety: "idempotent",
+        action: `cancel model run ${run_id}`,
+        schema: ModelRunSchema,
+      },
+      options,
+    );
   }
 
   events(run_id: string, options: CallOptions = {}): Promise<ModelRunEvents> {
-    return this.transport.call({
-      method: "GET",
-      path: "/model-runs/events",
-      query: { run_id },
-      safety: "read",
-      action: `read events of model run ${run_id}`,
-      schema: ModelRunEventsSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/model-runs/events",
+        query: { run_id },
+        safety: "read",
+        action: `read events of model run ${run_id}`,
+        schema: ModelRunEventsSchema,
+      },
+      options,
+    );
   }
 
   /**
@@ -156,8 +164,7 @@ export class ModelRuns {
    * NotFoundError when no page holds it.
    */
   async get(run_id: string, options: CallOptions = {}): Promise<ModelRun> {
-    for await (const run of this.listAll()) {
-      options.signal?.throwIfAborted();
+    for await (const run of this.listAll({}, options)) {
       if (run.run_id === run_id) return run;
     }
     throw new NotFoundError({
@@ -176,7 +183,7 @@ export class ModelRuns {
         action: `wait for model run ${run_id}`,
         method: "GET",
         path: "/model-runs/list",
-        poll: (signal) => this.get(run_id, { signal }),
+        poll: (call) => this.get(run_id, call),
         describeState: (r) => `status ${r.status}`,
         isDone: (r) => (TERMINAL_MODEL_RUN_STATUSES as readonly string[]).includes(r.status),
       },

@@ -6,6 +6,8 @@
  * fewer items than asked would otherwise be read as finished.
  */
 
+import type { CallOptions } from "./transport";
+
 export interface Page<T> {
   items: T[];
   total?: number;
@@ -13,7 +15,8 @@ export interface Page<T> {
 
 export type PageFetcher<T> = (page: number, pageSize: number) => Promise<Page<T>>;
 
-export interface PaginateOptions {
+/** The walk's own options; its signal and deadline go to every page's call. */
+export interface PaginateOptions extends CallOptions {
   pageSize?: number;
   /** Hard stop, whatever the server says. */
   maxPages?: number;

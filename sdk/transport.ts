@@ -1,19 +1,23 @@
 /**
  * The shared transport: one undici keep-alive pool per client, bearer auth, JSON in and out, the
- * envelope, per-request timeouts, retries per retry-policy.ts, a client-wide pacing gate after 429s,
- * and the onRequest hook. API areas call `call()` and nothing else.
+ * envelope, per-request timeouts, retries per retry-policy.ts, the client-wide pacing gate after 429s
+ * (pacing-gate.ts), the connection slots (slots.ts), deadlines, the cloud's clock, and the onRequest
+ * hook. API areas call `call()` and nothing else.
  */
 import type { Readable } from "node:stream";
 import { Agent, request, type Dispatcher } from "undici";
 import type { z } from "zod";
 import {
-  errorFromFailure,
   errorFromResponse,
-  GpuCloudError,
-  outcomeUnknown,
-  redact,
-  unexpectedShape,
-} from "./errors";
+  isSuccess,
+  rateLimitTurnedAway,
+  readAnswer,
+  retryStatusOf,
+  type ResponseErrorInput,
+  type WaitLimit,
+} from "./answers";
+import { errorFromFailure, GpuCloudError, outcomeUnknown, redact, unexpectedShape } from "./errors";
+import { PacingGate, type GatePass } from "./pacing-gate";
 import {
   decide,
   NO_RETRIES_YET,
@@ -23,6 +27,8 @@ import {
   type CallSafety,
   type Failure,
 } from "./retry-policy";
+import { sleep } from "./sleep";
+import { Slots } from "./slots";
 import { isRecord } from "./validation";
 
 export const API_PREFIX = "/api/open/v2";
@@ -36,6 +42,7 @@ export interface RequestEvent {
   status?: number;
   /** When the attempt went on the wire (Unix ms): it passed the pacing gate holding a free connection. */
   sentAt: number;
+  /** From sentAt until the answer was handled (or the attempt failed), on the same clock. */
   durationMs: number;
   /** The Retry-After of a 429 answer, in ms. */
   retryAfterMs?: number;
@@ -53,6 +60,8 @@ export interface TransportOptions {
   timeoutMs: number;
   maxRetries: number;
   backoff: BackoffSettings;
+  /** The longest one rate-limit wait may last (a Retry-After, or the gate's pause after one). */
+  maxRateLimitWaitMs: number;
   onRequest?: (event: RequestEvent) => void;
 }
 
@@ -64,6 +73,12 @@ export interface RequestBody {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Epoch ms: no wait of this call (for a Retry-After, the pacing gate or a backoff) runs past it; a call
+   * that would have to wait longer fails at once with the failure that made it wait. An attempt already
+   * on the wire is not cut short (its timeout is the client's timeoutMs).
+   */
+  deadline?: number;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -80,168 +95,11 @@ export interface CallSpec<S extends z.ZodType> {
   action: string;
   /** Schema of the envelope's `data`. */
   schema: S;
-  signal?: AbortSignal;
   maxRetries?: number;
   /** Overrides the client's per-request timeout for this call (uploads of large files). */
   timeoutMs?: number;
   /** What the caller should do when the outcome is unknown (unsafe calls). */
   reconcile?: string;
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** Sends are spaced this much wider than the rate the server was seen to allow, to absorb network jitter. */
-const PACING_MARGIN = 1.05;
-/** A 429 while pacing means the learned rate was too fast (a shared key, a spent token bucket). */
-const PACING_GROWTH = 1.25;
-/** Without a 429 for this long, the spacing shrinks again, so a raised limit is found. */
-const PACING_MEMORY_MS = 30_000;
-const MAX_SPACING_MS = 5000;
-const UNKNOWN_RATE_SPACING_MS = 50;
-
-/**
- * Client-wide pacing after 429s, so concurrent callers neither stampede nor waste the allowed rate.
- * A 429 pauses every new send until its Retry-After has passed (at least a second on this API, so each
- * avoided 429 is worth about a second of everyone's time). The gate then paces sends at the rate the
- * server was seen to allow: how many of this client's sends it accepted in the second up to the refused
- * one, which is exactly the limit for a sliding-window limiter. 429s to requests sent before the gate
- * reacted belong to the wave already counted; a new wave while pacing widens the spacing by a quarter.
- * After PACING_MEMORY_MS without a 429, each success shrinks the spacing by a tenth until it is gone.
- */
-export class PacingGate {
-  private pausedUntil = 0;
-  private nextSlotAt = 0;
-  private spacing = 0;
-  /** The spacing before the current wave of 429s. */
-  private spacingBeforeWave = 0;
-  private waveStartedAt = -Infinity;
-  /** The latest refused send (of the current wave, as earlier waves' are older): the window ends there. */
-  private latestRefusedSentAt = -Infinity;
-  private lastLimitedAt = -Infinity;
-  /** When each send went out, oldest first, over the last two seconds; refused ones are taken out. */
-  private sends: number[] = [];
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** Current gap between sends, in ms (0 when no 429 was seen lately). */
-  get spacingMs(): number {
-    return this.spacing;
-  }
-
-  /** Resolves with the time the caller may send (this gate's clock): pass it back to rateLimited. */
-  async wait(signal?: AbortSignal): Promise<number> {
-    for (;;) {
-      const now = this.now();
-      const at = Math.max(now, this.pausedUntil, this.nextSlotAt);
-      if (at <= now) {
-        this.nextSlotAt = now + this.spacing;
-        this.recordSend(now);
-        return now;
-      }
-      await sleep(at - now, signal);
-    }
-  }
-
-  /** `sentAt`: what wait() resolved with for the refused request. */
-  rateLimited(retryAfterMs: number | undefined, sentAt: number): void {
-    const now = this.now();
-    this.pausedUntil = Math.max(this.pausedUntil, now + (retryAfterMs ?? 1000));
-    this.lastLimitedAt = now;
-    this.forgetSend(sentAt);
-    // Strictly after: the pause below holds every later send, so a send in the same millisecond as the
-    // wave's start went out before the gate reacted.
-    if (sentAt > this.waveStartedAt) {
-      this.waveStartedAt = now;
-      this.spacingBeforeWave = this.spacing;
-    }
-    // Requests sent together reach the server in any order, so a refused one may have been sent before
-    // some that were accepted: the window ends at the latest refused send of the wave. Recomputed on
-    // every 429 of the wave, as each takes one more send out of the accepted count.
-    this.latestRefusedSentAt = Math.max(this.latestRefusedSentAt, sentAt);
-    const end = this.latestRefusedSentAt;
-    const accepted = this.sends.filter((t) => t >= end - 1000 && t <= end).length;
-    // Nothing accepted says nothing of the rate (the key's budget was spent elsewhere): a short guess.
-    const learned = accepted > 0 ? (PACING_MARGIN * 1000) / accepted : UNKNOWN_RATE_SPACING_MS;
-    this.spacing = Math.min(MAX_SPACING_MS, Math.max(learned, this.spacingBeforeWave * PACING_GROWTH));
-  }
-
-  succeeded(): void {
-    if (this.now() - this.lastLimitedAt < PACING_MEMORY_MS) return;
-    this.spacing = this.spacing < 10 ? 0 : Math.floor(this.spacing * 0.9);
-  }
-
-  private recordSend(at: number): void {
-    this.sends.push(at);
-    while (this.sends.length > 0 && this.sends[0] < at - 2000) this.sends.shift();
-  }
-
-  private forgetSend(at: number): void {
-    const index = this.sends.lastIndexOf(at);
-    if (index >= 0) this.sends.splice(index, 1);
-  }
-}
-
-/**
- * At most `size` attempts in flight, the size of the connection pool. A call passes the pacing gate only
- * once it holds a slot, so it goes on the wire at once: nothing that passed the gate before a 429 can
- * wait inside the pool and be sent inside the Retry-After window.
- */
-export class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  /** Resolves with the function that gives the slot back (to the longest waiter first). */
-  async acquire(signal?: AbortSignal): Promise<() => void> {
-    signal?.throwIfAborted();
-    if (this.free > 0) {
-      this.free -= 1;
-      return this.releaser();
-    }
-    await new Promise<void>((resolve, reject) => {
-      const grant = (): void => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      const onAbort = (): void => {
-        this.waiting.splice(this.waiting.indexOf(grant), 1);
-        reject(signal?.reason);
-      };
-      this.waiting.push(grant);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    return this.releaser();
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free += 1;
-    };
-  }
 }
 
 /** Connections per client; also the number of attempts in flight (see Slots). */
@@ -281,16 +139,49 @@ function buildPath(path: string, query: Query | undefined): string {
   return qs ? `${path}?${qs}` : path;
 }
 
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describeStatus(httpStatus: number, code: number | undefined): string {
+  return httpStatus === 200 && code !== undefined ? `HTTP 200 with code ${code}` : `HTTP ${httpStatus}`;
+}
+
+/** One call as the transport runs it: the endpoint's spec and the caller's options. */
+type Job<S extends z.ZodType> = CallSpec<S> & CallOptions;
+
 type AttemptOutcome =
   | { ok: true; data: unknown }
-  | { ok: false; failure: Failure; error: GpuCloudError; httpStatus?: number; body?: unknown };
+  | { ok: false; failure: Failure; error: GpuCloudError; httpStatus?: number; answer?: ResponseErrorInput };
+
+interface Sent {
+  outcome: AttemptOutcome;
+  sentAt: number;
+  durationMs: number;
+}
+
+/** The cloud's clock as its latest `Date` header showed it, and when (on the local monotonic clock). */
+interface CloudClockReading {
+  cloudMs: number;
+  readAt: number;
+}
 
 export class Transport {
   private readonly agent: Agent;
   private readonly origin: string;
-  private readonly gate = new PacingGate();
+  private readonly gate: PacingGate;
   private readonly slots = new Slots(CONNECTIONS);
   private readonly options: Omit<TransportOptions, "apiKey">;
+  private cloudClock?: CloudClockReading;
   /** Non-enumerable, so util.inspect, console.log and JSON.stringify of a client never show it. */
   declare private readonly secret: string | undefined;
 
@@ -299,59 +190,35 @@ export class Transport {
     Object.defineProperty(this, "secret", { value: apiKey, enumerable: false });
     this.origin = options.baseUrl.replace(/\/+$/, "") + API_PREFIX;
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: CONNECTIONS });
+    this.gate = new PacingGate({ maxPauseMs: options.maxRateLimitWaitMs });
   }
 
-  async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.infer<S>> {
+  async call<S extends z.ZodType>(endpoint: CallSpec<S>, options: CallOptions = {}): Promise<z.infer<S>> {
+    const spec: Job<S> = { ...endpoint, signal: options.signal, deadline: options.deadline };
     const relPath = buildPath(spec.path, spec.query);
     const maxRetries = spec.maxRetries ?? this.options.maxRetries;
     let spent = NO_RETRIES_YET;
     for (let attempt = 1; ; attempt++) {
-      const release = await this.slots.acquire(spec.signal);
-      let outcome: AttemptOutcome;
-      let durationMs: number;
-      let sentAt: number;
-      try {
-        sentAt = await this.gate.wait(spec.signal);
-        const started = performance.now();
-        outcome = await this.attempt(spec, relPath);
-        durationMs = Math.round(performance.now() - started);
-        // The gate learns of a 429 before the slot is given back, so the next sender already waits.
-        if (outcome.ok) this.gate.succeeded();
-        else if (outcome.failure.kind === "status" && outcome.failure.status === 429)
-          this.gate.rateLimited(outcome.failure.retryAfterMs, sentAt);
-      } finally {
-        release();
-      }
+      const { outcome, sentAt, durationMs } = await this.sendOnce(spec, relPath);
+      const event = { method: spec.method, path: relPath, sentAt, durationMs, attempt, retries: attempt - 1 };
       if (outcome.ok) {
-        this.emit({
-          method: spec.method,
-          path: relPath,
-          status: 200,
-          sentAt,
-          durationMs,
-          attempt,
-          retries: attempt - 1,
-        });
+        this.emit({ ...event, status: 200 });
         return this.parseData(spec, relPath, outcome.data);
       }
       const { failure, error } = outcome;
       this.emit({
-        method: spec.method,
-        path: relPath,
+        ...event,
         status: outcome.httpStatus,
-        sentAt,
-        durationMs,
         ...(failure.kind === "status" && failure.retryAfterMs !== undefined
           ? { retryAfterMs: failure.retryAfterMs }
           : {}),
-        attempt,
-        retries: attempt - 1,
         error: error.message,
       });
       const decision = decide(spec.safety, failure, spent, maxRetries, this.options.backoff);
       if (decision.action === "fail") throw error;
-      if (decision.action === "outcome_unknown")
-        throw this.outcomeUnknown(spec, relPath, failure, outcome.body);
+      if (decision.action === "outcome_unknown") throw this.outcomeUnknown(spec, relPath, outcome);
+      const cannotWait = this.cannotWait(spec, outcome, decision.delayMs);
+      if (cannotWait) throw cannotWait;
       spent = spend(spent, failure);
       await sleep(decision.delayMs, spec.signal);
     }
@@ -361,11 +228,82 @@ export class Transport {
     return this.gate.spacingMs;
   }
 
+  /** The cloud's current time (epoch ms) from its latest Date header, or undefined before any answer. */
+  cloudNow(): number | undefined {
+    if (!this.cloudClock) return undefined;
+    return this.cloudClock.cloudMs + Math.round(performance.now() - this.cloudClock.readAt);
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }
 
-  private timeoutOf<S extends z.ZodType>(spec: CallSpec<S>): number {
+  /** One attempt: a connection slot, the gate, the request. The gate learns of a 429 before the slot is freed. */
+  private async sendOnce<S extends z.ZodType>(spec: Job<S>, relPath: string): Promise<Sent> {
+    const release = await this.slots.acquire(spec.signal);
+    try {
+      const pass = await this.gate.wait({ deadline: spec.deadline, signal: spec.signal });
+      if (pass.kind === "turned_away") throw this.turnedAway(spec, relPath, pass);
+      const outcome = await this.attempt(spec, relPath);
+      // On the gate's clock, read just before the gate hears of the answer: sentAt + durationMs is when
+      // the gate learned of a 429, so a request log shows its Retry-After window exactly as the gate held it.
+      const durationMs = Date.now() - pass.sentAt;
+      if (outcome.ok) this.gate.succeeded();
+      else if (outcome.failure.kind === "status" && outcome.failure.status === 429)
+        this.gate.rateLimited(outcome.failure.retryAfterMs, pass.sentAt);
+      return { outcome, sentAt: pass.sentAt, durationMs };
+    } finally {
+      release();
+    }
+  }
+
+  /** How long this call may wait for a rate limit from `now`: its deadline or the client's cap. */
+  private waitLimit(spec: CallOptions, now: number): WaitLimit {
+    const cap = this.options.maxRateLimitWaitMs;
+    const untilDeadline = spec.deadline === undefined ? Infinity : Math.max(0, spec.deadline - now);
+    return untilDeadline < cap
+      ? { ms: untilDeadline, by: "deadline" }
+      : { ms: cap, by: "maxRateLimitWaitMs" };
+  }
+
+  /**
+   * The error to fail with at once when the wait before the next attempt is too long: a Retry-After
+   * beyond the call's wait limit, or any pause that would end past its deadline. Undefined when it may wait.
+   */
+  private cannotWait<S extends z.ZodType>(
+    spec: Job<S>,
+    outcome: AttemptOutcome & { ok: false },
+    delayMs: number,
+  ): GpuCloudError | undefined {
+    const now = Date.now();
+    const retryAfterMs = outcome.failure.kind === "status" ? outcome.failure.retryAfterMs : undefined;
+    const limit = this.waitLimit(spec, now);
+    if (retryAfterMs !== undefined && retryAfterMs > limit.ms && outcome.answer) {
+      return errorFromResponse({ ...outcome.answer, waitLimit: limit });
+    }
+    if (spec.deadline !== undefined && now + delayMs > spec.deadline) return outcome.error;
+    return undefined;
+  }
+
+  private turnedAway<S extends z.ZodType>(
+    spec: Job<S>,
+    relPath: string,
+    pass: GatePass & { kind: "turned_away" },
+  ): GpuCloudError {
+    const now = Date.now();
+    return rateLimitTurnedAway({
+      action: spec.action,
+      method: spec.method,
+      path: relPath,
+      heldUntil: pass.heldUntil,
+      askedUntil: pass.askedUntil,
+      limit: this.waitLimit(spec, now),
+      now,
+      secret: this.secret,
+    });
+  }
+
+  private timeoutOf<S extends z.ZodType>(spec: Job<S>): number {
     return spec.timeoutMs ?? this.options.timeoutMs;
   }
 
@@ -379,14 +317,14 @@ export class Transport {
   }
 
   private outcomeUnknown<S extends z.ZodType>(
-    spec: CallSpec<S>,
+    spec: Job<S>,
     path: string,
-    failure: Failure,
-    body: unknown,
+    outcome: AttemptOutcome & { ok: false },
   ): GpuCloudError {
+    const { failure, error } = outcome;
     const reason =
       failure.kind === "status"
-        ? `the service answered HTTP ${failure.status}, which does not say whether the work was done`
+        ? `the service answered ${describeStatus(outcome.httpStatus ?? failure.status, error.code)}, which does not say whether the work was done`
         : failure.kind === "timeout"
           ? `no answer came within ${this.timeoutOf(spec)} ms`
           : "the connection was dropped before the answer arrived";
@@ -395,14 +333,15 @@ export class Transport {
       method: spec.method,
       path,
       reason,
-      status: failure.kind === "status" ? failure.status : undefined,
-      body,
+      status: outcome.httpStatus,
+      code: error.code,
+      apiMessage: error.apiMessage,
       reconcile: spec.reconcile ?? "Check the current state before trying again.",
       secret: this.secret,
     });
   }
 
-  private parseData<S extends z.ZodType>(spec: CallSpec<S>, path: string, data: unknown): z.infer<S> {
+  private parseData<S extends z.ZodType>(spec: Job<S>, path: string, data: unknown): z.infer<S> {
     const parsed = spec.schema.safeParse(data);
     if (parsed.success) return parsed.data;
     const issues = parsed.error.issues
@@ -422,7 +361,7 @@ export class Transport {
     return headers;
   }
 
-  private requestBody<S extends z.ZodType>(spec: CallSpec<S>): RequestBody | undefined {
+  private requestBody<S extends z.ZodType>(spec: Job<S>): RequestBody | undefined {
     if (spec.body) return spec.body();
     if (spec.json !== undefined) {
       return { body: JSON.stringify(spec.json), contentType: "application/json" };
@@ -430,7 +369,7 @@ export class Transport {
     return undefined;
   }
 
-  private async attempt<S extends z.ZodType>(spec: CallSpec<S>, relPath: string): Promise<AttemptOutcome> {
+  private async attempt<S extends z.ZodType>(spec: Job<S>, relPath: string): Promise<AttemptOutcome> {
     const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.secret };
     const controller = new AbortController();
     let timedOut = false;
@@ -444,6 +383,7 @@ export class Transport {
       const body = this.requestBody(spec);
       let res: Dispatcher.ResponseData;
       let text: string;
+      let cloudMs: number | undefined;
       try {
         res = await request(this.origin + relPath, {
           dispatcher: this.agent,
@@ -452,6 +392,7 @@ export class Transport {
           body: body?.body,
           signal: controller.signal,
         });
+        cloudMs = this.readCloudClock(firstHeader(res.headers.date));
         text = await res.body.text();
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason;
@@ -476,45 +417,52 @@ export class Transport {
           error: errorFromFailure({ ...ctx, kind, detail: redact(describeError(err), this.secret) }),
         };
       }
-      return this.interpret(spec, relPath, res.statusCode, res.headers["retry-after"], text);
+      return this.interpret(spec, relPath, res.statusCode, res.headers["retry-after"], cloudMs, text);
     } finally {
       clearTimeout(timer);
       spec.signal?.removeEventListener("abort", onCallerAbort);
     }
   }
 
+  /** Remembers the answer's Date as the cloud's clock; returns it (epoch ms) when it is readable. */
+  private readCloudClock(dateHeader: string | undefined): number | undefined {
+    const cloudMs = dateHeader === undefined ? NaN : Date.parse(dateHeader);
+    if (Number.isNaN(cloudMs)) return undefined;
+    this.cloudClock = { cloudMs, readAt: performance.now() };
+    return cloudMs;
+  }
+
   private interpret<S extends z.ZodType>(
-    spec: CallSpec<S>,
+    spec: Job<S>,
     relPath: string,
     status: number,
     retryAfterHeader: string | string[] | undefined,
+    cloudMs: number | undefined,
     text: string,
   ): AttemptOutcome {
-    let body: unknown;
-    try {
-      body = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (status === 200 && isRecord(body) && body.code === 0) return { ok: true, data: body.data };
-    const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.secret };
-    if (status === 200 && !(isRecord(body) && typeof body.code === "number")) {
-      return {
-        ok: false,
-        failure: { kind: "status", status },
-        httpStatus: status,
-        error: unexpectedShape({ ...ctx, issues: "the body is not the {code, msg, data} envelope" }),
-      };
-    }
-    const retryAfterMs = parseRetryAfter(retryAfterHeader, Date.now());
-    // api-v2.md "Envelope code": -2 is a system error; on HTTP 200 it is treated like a 500 for retries.
-    const effectiveStatus = status === 200 && isRecord(body) && body.code === -2 ? 500 : status;
+    const body = parseJson(text);
+    const answer = readAnswer({ status, body, text });
+    if (isSuccess(answer)) return { ok: true, data: isRecord(body) ? body.data : undefined };
+    // A Retry-After date is on the cloud's clock: measured from the answer's own Date when it has one.
+    const retryAfterMs = parseRetryAfter(retryAfterHeader, cloudMs ?? Date.now());
+    const input: ResponseErrorInput = {
+      action: spec.action,
+      method: spec.method,
+      path: relPath,
+      url: this.origin + relPath,
+      status,
+      body,
+      text,
+      retryAfterMs,
+      receivedAt: Date.now(),
+      secret: this.secret,
+    };
     return {
       ok: false,
-      failure: { kind: "status", status: effectiveStatus, retryAfterMs },
+      failure: { kind: "status", status: retryStatusOf(answer), retryAfterMs },
       httpStatus: status,
-      error: errorFromResponse({ ...ctx, status, body: body ?? { msg: text.slice(0, 200) }, retryAfterMs }),
-      body,
+      error: errorFromResponse(input),
+      answer: input,
     };
   }
 }

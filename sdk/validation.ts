@@ -13,23 +13,34 @@ export interface ManifestParameter {
   ui_schema?: { control?: string; options?: { label?: string; value?: unknown }[] } | null;
 }
 
-const SCALAR_TYPES: Record<string, "string" | "int" | "float" | "bool"> = {
-  string: "string",
-  int: "int",
-  float: "float",
-  bool: "bool",
-};
+type ScalarKind = "string" | "int" | "float" | "bool";
 
-const MEDIA_TYPES: Record<string, string> = {
-  image_input: "image",
-  video_input: "video",
-  audio_input: "audio",
-  file_input: "file",
-  image: "image",
-  video: "video",
-  audio: "audio",
-  file: "file",
-};
+// Maps, not plain objects: value_type and generation_category come from outside, and a key such as
+// "constructor" must not find Object.prototype's members.
+const SCALAR_TYPES = new Map<string, ScalarKind>([
+  ["string", "string"],
+  ["int", "int"],
+  ["float", "float"],
+  ["bool", "bool"],
+]);
+
+const MEDIA_TYPES = new Map<string, string>([
+  ["image_input", "image"],
+  ["video_input", "video"],
+  ["audio_input", "audio"],
+  ["file_input", "file"],
+  ["image", "image"],
+  ["video", "video"],
+  ["audio", "audio"],
+  ["file", "file"],
+]);
+
+const SCALAR_EXPECTED = new Map<ScalarKind, string>([
+  ["string", "a string"],
+  ["int", "an integer (not quoted)"],
+  ["float", "a number (not quoted)"],
+  ["bool", "a boolean (not a string)"],
+]);
 
 /** api-v2.md rule 6 / "Versioning": kept for historical video workflows, not declared in manifests. */
 const LEGACY_WORKFLOW_FLAGS = new Set(["contains_real_person_material"]);
@@ -143,7 +154,7 @@ class MediaChecker {
   }
 }
 
-function scalarProblem(kind: "string" | "int" | "float" | "bool", value: unknown): string | undefined {
+function scalarProblem(kind: ScalarKind, value: unknown): string | undefined {
   const ok =
     kind === "string"
       ? typeof value === "string"
@@ -153,13 +164,7 @@ function scalarProblem(kind: "string" | "int" | "float" | "bool", value: unknown
           ? typeof value === "number" && Number.isFinite(value)
           : typeof value === "boolean";
   if (ok) return undefined;
-  const expected = {
-    string: "a string",
-    int: "an integer (not quoted)",
-    float: "a number (not quoted)",
-    bool: "a boolean (not a string)",
-  }[kind];
-  return `must be ${expected} for value_type ${kind}, got ${show(value)}`;
+  return `must be ${SCALAR_EXPECTED.get(kind)} for value_type ${kind}, got ${show(value)}`;
 }
 
 function selectProblem(param: ManifestParameter, value: unknown): string | undefined {
@@ -187,10 +192,11 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
   const media = new MediaChecker();
   const issues = media.issues;
   const byName = new Map(manifest.map((p) => [p.name, p]));
-  const out: Record<string, unknown> = {};
+  // Built as a Map and turned into an object at the end: an input named "__proto__" stays an input.
+  const out = new Map<string, unknown>();
   for (const [name, value] of Object.entries(inputs)) {
     const field = `inputs.${name}`;
-    out[name] = value;
+    out.set(name, value);
     if (LEGACY_WORKFLOW_FLAGS.has(name)) {
       if (typeof value !== "boolean") issues.push({ field, reason: "must be a boolean" });
       continue;
@@ -207,12 +213,12 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
       if (param.required) issues.push({ field, reason: "is required and must have a value" });
       continue;
     }
-    const scalar = SCALAR_TYPES[param.value_type];
+    const scalar = SCALAR_TYPES.get(param.value_type);
     if (scalar) {
       const problem = scalarProblem(scalar, value) ?? selectProblem(param, value);
       if (problem) issues.push({ field, reason: problem });
-    } else if (MEDIA_TYPES[param.value_type]) {
-      out[name] = media.resources(field, value);
+    } else if (MEDIA_TYPES.has(param.value_type)) {
+      out.set(name, media.resources(field, value));
     } else {
       // api-v2.md: other historical value_type aliases exist; their JSON type is unknown, so only select options are checked.
       const problem = selectProblem(param, value);
@@ -220,20 +226,20 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
     }
   }
   for (const param of manifest) {
-    if (param.required && !(param.name in inputs)) {
+    if (param.required && !Object.hasOwn(inputs, param.name)) {
       issues.push({
         field: `inputs.${param.name}`,
         reason: `is required by the workflow (value_type ${param.value_type}) and missing`,
       });
     }
   }
-  return { issues, inputs: out };
+  return { issues, inputs: Object.fromEntries(out) };
 }
 
-const FRAME_RULES: Record<string, string[]> = {
-  first_frame_to_video: ["first_frame"],
-  first_last_frame_to_video: ["first_frame", "last_frame"],
-};
+const FRAME_RULES = new Map<string, string[]>([
+  ["first_frame_to_video", ["first_frame"]],
+  ["first_last_frame_to_video", ["first_frame", "last_frame"]],
+]);
 
 /** Checks model-run inputs (api-v2.md "POST /model-runs/videos"). */
 export function checkModelRunInputs(inputs: unknown): CheckedInputs {
@@ -250,7 +256,7 @@ export function checkModelRunInputs(inputs: unknown): CheckedInputs {
   if (category !== undefined && typeof category !== "string") {
     issues.push({ field: "inputs.generation_category", reason: "must be a string" });
   }
-  for (const name of FRAME_RULES[category as string] ?? []) {
+  for (const name of typeof category === "string" ? (FRAME_RULES.get(category) ?? []) : []) {
     if (inputs[name] === undefined) {
       issues.push({ field: `inputs.${name}`, reason: `is required for generation_category ${category}` });
     }

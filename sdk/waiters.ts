@@ -1,13 +1,16 @@
 /**
- * Polling until a condition holds. api-v2.md recommends polling every 2 to 5 seconds with backoff;
- * the interval is configurable so tests and a fast emulator clock can poll quickly.
+ * Polling until a condition holds, on retryUntil. api-v2.md recommends polling every 2 to 5 seconds with
+ * backoff; the interval is configurable so tests and a fast emulator clock can poll quickly.
  */
 import { isTransientError, TimeoutError } from "./errors";
-import { sleep } from "./transport";
+import { retryUntil } from "./retry-until";
+import type { CallOptions } from "./transport";
 
 export interface WaitOptions {
   /** Give up after this long (default 15 minutes). */
   timeoutMs?: number;
+  /** Give up at this time (epoch ms) instead; wins over timeoutMs. */
+  deadline?: number;
   /** First interval between polls (default 2000 ms); grows by half each poll up to maxPollIntervalMs. */
   pollIntervalMs?: number;
   /** Largest interval between polls (default 5000 ms, never below pollIntervalMs). */
@@ -22,7 +25,8 @@ export interface PollSpec<T> {
   action: string;
   method: string;
   path: string;
-  poll: (signal?: AbortSignal) => Promise<T>;
+  /** One poll; pass `call` (the wait's deadline and signal) to the calls it makes. */
+  poll: (call: CallOptions) => Promise<T>;
   /** The state to report when giving up. */
   describeState: (value: T) => string;
   /** True when done; may throw a terminal-failure error. */
@@ -31,38 +35,47 @@ export interface PollSpec<T> {
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 15 * 60 * 1000;
 
+/** A poll that saw the condition not hold yet: retried like a transient failure. */
+const NOT_YET = new Error("not yet");
+
 export async function pollUntil<T>(spec: PollSpec<T>, options: WaitOptions = {}): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+  const started = Date.now();
+  const deadline = options.deadline ?? started + (options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
   const firstInterval = options.pollIntervalMs ?? 2000;
-  const maxInterval = Math.max(firstInterval, options.maxPollIntervalMs ?? 5000);
-  const deadline = Date.now() + timeoutMs;
-  let interval = firstInterval;
   let lastState = "nothing yet";
   let lastFailure: string | undefined;
-  for (;;) {
-    options.signal?.throwIfAborted();
-    try {
-      const value = await spec.poll(options.signal);
-      lastState = spec.describeState(value);
-      lastFailure = undefined;
-      if (spec.isDone(value)) return value;
-    } catch (err) {
-      // A wait outlives a bad minute of network: only its own deadline ends it (see isTransientError).
-      if (!isTransientError(err)) throw err;
-      lastFailure = err.message;
-    }
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) {
-      const lastSeen = lastFailure ? `${lastState}, then a poll failed (${lastFailure})` : lastState;
-      throw new TimeoutError({
-        action: spec.action,
-        method: spec.method,
-        path: spec.path,
-        lastSeen,
-        message: `Could not ${spec.action}: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${spec.description}; last seen: ${lastSeen}. Raise the timeout or check the resource in the console.`,
-      });
-    }
-    await sleep(Math.min(interval, remaining), options.signal);
-    interval = Math.min(maxInterval, Math.ceil(interval * 1.5));
+  const noteFailure = (err: unknown): void => {
+    if (err !== NOT_YET) lastFailure = (err as Error).message;
+  };
+  try {
+    return await retryUntil(
+      async (call) => {
+        const value = await spec.poll(call);
+        lastState = spec.describeState(value);
+        lastFailure = undefined;
+        if (spec.isDone(value)) return value;
+        throw NOT_YET;
+      },
+      {
+        deadline,
+        pauseMs: firstInterval,
+        maxPauseMs: Math.max(firstInterval, options.maxPollIntervalMs ?? 5000),
+        // A wait outlives a bad minute of network: only its own deadline ends it (see isTransientError).
+        retryable: (err) => err === NOT_YET || isTransientError(err),
+        onRetry: noteFailure,
+        signal: options.signal,
+      },
+    );
+  } catch (err) {
+    if (err !== NOT_YET && !isTransientError(err)) throw err;
+    noteFailure(err);
+    const lastSeen = lastFailure ? `${lastState}, then a poll failed (${lastFailure})` : lastState;
+    throw new TimeoutError({
+      action: spec.action,
+      method: spec.method,
+      path: spec.path,
+      lastSeen,
+      message: `Could not ${spec.action}: timed out after ${Math.round((deadline - started) / 1000)} s waiting for ${spec.description}; last seen: ${lastSeen}. Raise the timeout or check the resource in the console.`,
+    });
   }
 }

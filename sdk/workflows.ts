@@ -5,7 +5,7 @@ import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { checkWorkflowInputs, idempotencyKeyIssues, requireString } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { decimal, int, listOf } from "./zod-helpers";
+import { decimal, int, listOf, runStatus, withRunStatus } from "./zod-helpers";
 
 export const OptionSchema = z.looseObject({
   label: z.string().optional(),
@@ -94,7 +94,7 @@ export const SubmitResultSchema = z.looseObject({
   quote_currency: z.string().optional(),
   quote_amount: decimal.optional(),
   freeze_status: z.string().optional(),
-  run_status: z.string().optional(),
+  run_status: runStatus.optional(),
   task_id: z.string().optional(),
   prompt_id: z.string().optional(),
   billing_run_id: z.string().optional(),
@@ -110,7 +110,7 @@ export const RunOrderSchema = z.looseObject({
   quote_currency: z.string().optional(),
   freeze_status: z.string().optional(),
   submission_status: z.string().optional(),
-  run_status: z.string().describe("queued, running, succeeded, failed, cancelled"),
+  run_status: runStatus.describe("queued, running, succeeded, failed, cancelled"),
   settlement_status: z.string().optional(),
   task_id: z.string().optional(),
   prompt_id: z.string().optional(),
@@ -144,7 +144,7 @@ export type RunList = z.infer<typeof RunListSchema>;
 export const ExecutionSchema = z.looseObject({
   task_id: z.string().optional(),
   workflow_id: z.string().optional(),
-  status: z.string().optional(),
+  status: runStatus.optional(),
   queue_info: z
     .looseObject({ position: z.number().optional(), estimated_wait_sec: z.number().optional() })
     .nullable()
@@ -211,15 +211,17 @@ export class Workflows {
   constructor(private readonly transport: Transport) {}
 
   marketList(query: MarketQuery = {}, options: CallOptions = {}): Promise<MarketWorkflowList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/workflow/market/list",
-      query: { ...query },
-      safety: "read",
-      action: "list market workflows",
-      schema: MarketWorkflowListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/workflow/market/list",
+        query: { ...query },
+        safety: "read",
+        action: "list market workflows",
+        schema: MarketWorkflowListSchema,
+      },
+      options,
+    );
   }
 
   marketListAll(
@@ -227,21 +229,23 @@ export class Workflows {
     options: PaginateOptions = {},
   ): AsyncIterable<MarketWorkflow> {
     return paginate(async (page, page_size) => {
-      const res = await this.marketList({ ...filters, page, page_size });
+      const res = await this.marketList({ ...filters, page, page_size }, options);
       return { items: res.items, total: res.total };
     }, options);
   }
 
   info(workflow_id: string, options: CallOptions = {}): Promise<WorkflowDetail> {
-    return this.transport.call({
-      method: "GET",
-      path: "/workflow/market/info",
-      query: { workflow_id },
-      safety: "read",
-      action: `read workflow ${workflow_id}`,
-      schema: WorkflowDetailSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/workflow/market/info",
+        query: { workflow_id },
+        safety: "read",
+        action: `read workflow ${workflow_id}`,
+        schema: WorkflowDetailSchema,
+      },
+      options,
+    );
   }
 
   /**
@@ -285,39 +289,45 @@ export class Workflows {
     }
     if (issues.length > 0)
       throw inputValidationError({ action, method: "POST", path: "/workflow/run/submit" }, issues);
-    return this.transport.call({
-      method: "POST",
-      path: "/workflow/run/submit",
-      json: { ...params, inputs },
-      safety: "keyed",
-      action,
-      schema: SubmitResultSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "POST",
+        path: "/workflow/run/submit",
+        json: { ...params, inputs },
+        safety: "keyed",
+        action,
+        schema: SubmitResultSchema,
+      },
+      options,
+    );
   }
 
   runInfo(run_order_id: string, options: CallOptions = {}): Promise<RunOrder> {
-    return this.transport.call({
-      method: "GET",
-      path: "/workflow/run/info",
-      query: { run_order_id },
-      safety: "read",
-      action: `read workflow run ${run_order_id}`,
-      schema: RunOrderSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/workflow/run/info",
+        query: { run_order_id },
+        safety: "read",
+        action: `read workflow run ${run_order_id}`,
+        schema: RunOrderSchema,
+      },
+      options,
+    );
   }
 
   runList(query: RunListQuery = {}, options: CallOptions = {}): Promise<RunList> {
-    return this.transport.call({
-      method: "GET",
-      path: "/workflow/run/list",
-      query: { ...query },
-      safety: "read",
-      action: "list workflow runs",
-      schema: RunListSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/workflow/run/list",
+        query: { ...withRunStatus(query) },
+        safety: "read",
+        action: "list workflow runs",
+        schema: RunListSchema,
+      },
+      options,
+    );
   }
 
   runListAll(
@@ -325,21 +335,23 @@ export class Workflows {
     options: PaginateOptions = {},
   ): AsyncIterable<RunListItem> {
     return paginate(async (page, page_size) => {
-      const res = await this.runList({ ...filters, page, page_size });
+      const res = await this.runList({ ...filters, page, page_size }, options);
       return { items: res.items, total: res.total };
     }, options);
   }
 
   execution(run_order_id: string, options: CallOptions = {}): Promise<Execution> {
-    return this.transport.call({
-      method: "GET",
-      path: "/workflow/run/execution",
-      query: { run_order_id },
-      safety: "read",
-      action: `read execution of workflow run ${run_order_id}`,
-      schema: ExecutionSchema,
-      signal: options.signal,
-    });
+    return this.transport.call(
+      {
+        method: "GET",
+        path: "/workflow/run/execution",
+        query: { run_order_id },
+        safety: "read",
+        action: `read execution of workflow run ${run_order_id}`,
+        schema: ExecutionSchema,
+      },
+      options,
+    );
   }
 
   /** Poll run info until run_status is terminal (succeeded, failed, cancelled); returns the run. */
@@ -350,7 +362,7 @@ export class Workflows {
         action: `wait for workflow run ${run_order_id}`,
         method: "GET",
         path: `/workflow/run/info?run_order_id=${run_order_id}`,
-        poll: (signal) => this.runInfo(run_order_id, { signal }),
+        poll: (call) => this.runInfo(run_order_id, call),
         describeState: (r) => `run_status ${r.run_status}`,
         isDone: (r) => (TERMINAL_RUN_STATUSES as readonly string[]).includes(r.run_status),
       },

@@ -14,3 +14,18 @@ export function listOf<T extends z.ZodType>(item: T) {
 }
 
 export const NoData = z.unknown();
+
+/**
+ * Run statuses as the SDK reports them. Public clients of the live service also meet the spelling
+ * "canceled"; the SDK reads it as the documented "cancelled", in answers and in filters it sends.
+ */
+export function normalizeRunStatus(status: string): string {
+  return status === "canceled" ? "cancelled" : status;
+}
+
+export const runStatus = z.string().transform(normalizeRunStatus);
+
+/** A list query whose status filter is sent in the documented spelling. */
+export function withRunStatus<Q extends { status?: string }>(query: Q): Q {
+  return query.status === undefined ? query : { ...query, status: normalizeRunStatus(query.status) };
+}

@@ -10,8 +10,9 @@ const rechargeQuery = z.object({ ...pagingQuery, trade_number: z.string().option
 const billQuery = z.object(pagingQuery);
 
 /** /balance/info, /recharge/list and /bill/list. Balances and bills live in the shared wallet. */
-export class AccountRoom implements Room {
+export class AccountRoom implements Room<null> {
   readonly name = "account";
+  readonly stateSchema = z.null();
   private readonly store: AccountStore;
 
   constructor(private readonly ctx: RoomContext) {
@@ -36,7 +37,7 @@ export class AccountRoom implements Room {
     });
   }
 
-  snapshot(): unknown {
+  snapshot(): null {
     return null;
   }
 

@@ -6,14 +6,16 @@ import { ok } from "../core/envelope";
 import { parseQuery } from "../core/validation";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { AssetStore, MAX_ASSET_BYTES, UploadedFile, UploadFields } from "./store";
+import { type AssetSnapshot, assetsStateSchema } from "./state";
 import { measureUpload } from "./upload";
 
 const assetPath = z.object({ asset_id: z.string().min(1) });
 const FIELDS = ["media_type", "purpose", "ttl_hours"] as const;
 
 /** Workflow input assets: POST /assets (multipart) and GET /assets/{asset_id}. */
-export class AssetsRoom extends StoreRoom<AssetStore> {
+export class AssetsRoom extends StoreRoom<AssetSnapshot, AssetStore> {
   readonly name = "assets";
+  readonly stateSchema = assetsStateSchema;
 
   constructor(private readonly ctx: RoomContext) {
     super(new AssetStore());
@@ -42,7 +44,7 @@ export class AssetsRoom extends StoreRoom<AssetStore> {
 
 async function readUpload(request: FastifyRequest): Promise<{ file: UploadedFile; fields: UploadFields }> {
   if (!request.isMultipart()) throw paramError("body", "must be multipart/form-data with a part named file");
-  const values: Record<string, string> = {};
+  const values = new Map<string, string>();
   let file: UploadedFile | undefined;
   try {
     for await (const part of request.parts()) {
@@ -54,7 +56,7 @@ async function readUpload(request: FastifyRequest): Promise<{ file: UploadedFile
         throw paramError("file", "must be a file part with a filename, not a text field");
       } else {
         // Spec lists three text parts; others are ignored as a form post would ignore unknown fields.
-        values[part.fieldname] = String(part.value);
+        values.set(part.fieldname, String(part.value));
       }
     }
   } catch (error) {
@@ -70,10 +72,10 @@ async function readUpload(request: FastifyRequest): Promise<{ file: UploadedFile
   return { file, fields: parseFields(values) };
 }
 
-function parseFields(values: Record<string, string>): UploadFields {
+function parseFields(values: ReadonlyMap<string, string>): UploadFields {
   const fields: UploadFields = {};
   for (const name of FIELDS) {
-    const value = values[name];
+    const value = values.get(name);
     if (value === undefined) continue;
     if (name === "ttl_hours") {
       if (!/^\d+$/.test(value.trim())) throw paramError("ttl_hours", "must be an integer number of hours");

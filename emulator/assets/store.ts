@@ -1,6 +1,11 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { ApiError, paramError } from "../core/errors";
+import type { KnownState } from "../core/room";
+import { requireUser } from "../core/state-schema";
 import { inferMimeType, isMediaType, MEDIA_TYPES, MediaType, mediaTypeOfMime } from "./media-types";
+import type { AssetRecord, AssetSnapshot } from "./state";
+
+export type { AssetRecord } from "./state";
 
 /** What the upload stream left behind: never the content itself, only its measure (brief: no 100 MB in RAM). */
 export interface UploadedFile {
@@ -16,20 +21,6 @@ export interface UploadFields {
   media_type?: string;
   purpose?: string;
   ttl_hours?: number;
-}
-
-export interface AssetRecord {
-  asset_id: string;
-  owner: string;
-  media_type: MediaType;
-  mime_type: string;
-  size_bytes: number;
-  sha256: string;
-  head: string;
-  purpose: "temp_input";
-  created_at: number;
-  expires_at: number;
-  original_filename: string;
 }
 
 export interface Asset {
@@ -49,15 +40,13 @@ export interface Asset {
   original_filename: string;
 }
 
-export interface AssetSnapshot {
-  assets: AssetRecord[];
-}
-
 /** Spec Limits: "100 MB per file"; read as MiB, the larger of the two readings. */
 export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_TTL_HOURS = 48;
 /** Spec is silent on a maximum validity; a month keeps "temporary input" temporary. */
 export const MAX_TTL_HOURS = 720;
+/** Spec is silent; the common file-system limit, so a stored name stays small. */
+export const MAX_FILENAME_CHARACTERS = 255;
 const ASSET_HOST = "https://assets.gpucloud-emulator.invalid";
 const SIGNING_SECRET = "gpucloud-emulator-asset-signing";
 
@@ -73,6 +62,9 @@ export class AssetStore {
     }
     if (fields.media_type !== undefined && !isMediaType(fields.media_type)) {
       throw paramError("media_type", `must be one of ${MEDIA_TYPES.join(", ")}`);
+    }
+    if (Array.from(file.filename).length > MAX_FILENAME_CHARACTERS) {
+      throw paramError("file", `its filename must be at most ${MAX_FILENAME_CHARACTERS} characters`);
     }
     const mime = inferMimeType(file.filename, file.declaredMime);
     const record: AssetRecord = {
@@ -97,6 +89,13 @@ export class AssetStore {
     return this.present(this.usable(owner, assetId, now));
   }
 
+  /** The owner's usable assets, oldest first (the web console's list; the API has no list call). */
+  listOf(owner: string, now: number): Asset[] {
+    return [...this.assets.values()]
+      .filter((record) => record.owner === owner && now < record.expires_at)
+      .map((record) => this.present(record));
+  }
+
   /** The asset behind an `asset://` reference, or why it cannot be used. */
   lookup(owner: string, assetId: string, now: number): { asset: AssetRecord } | { problem: string } {
     const record = this.assets.get(assetId);
@@ -109,8 +108,12 @@ export class AssetStore {
     return { assets: [...this.assets.values()].map((a) => ({ ...a })) };
   }
 
-  restore(state: unknown): void {
-    this.assets = new Map((state as AssetSnapshot).assets.map((a) => [a.asset_id, { ...a }]));
+  restore(state: AssetSnapshot): void {
+    this.assets = new Map(state.assets.map((a) => [a.asset_id, { ...a }]));
+  }
+
+  checkState(state: AssetSnapshot, known: KnownState): void {
+    state.assets.forEach((asset, index) => requireUser(known, `assets[${index}].owner`, asset.owner));
   }
 
   reset(): void {
@@ -127,7 +130,7 @@ export class AssetStore {
   private present(record: AssetRecord): Asset {
     const url = `${ASSET_HOST}/${record.asset_id}/${encodeURIComponent(record.original_filename)}`;
     const signature = createHmac("sha256", SIGNING_SECRET)
-      .update(`${record.asset_id}:${record.expires_at}`)
+      .update(JSON.stringify([record.asset_id, record.expires_at]))
       .digest("hex");
     return {
       id: record.asset_id,

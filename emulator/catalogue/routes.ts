@@ -13,9 +13,11 @@ const marketListQuery = z.object({
 });
 
 /** GPU models, pods and market images. The catalogue is fixed seed data: nothing to save or reset. */
-export class CatalogueRoom implements Room {
+export class CatalogueRoom implements Room<null> {
   readonly name = "catalogue";
-  readonly store = new CatalogueStore();
+  readonly stateSchema = z.null();
+
+  constructor(readonly store: CatalogueStore) {}
 
   register(api: FastifyInstance): void {
     api.get("/gpu/list", async () => {
@@ -43,7 +45,7 @@ export class CatalogueRoom implements Room {
     });
   }
 
-  snapshot(): unknown {
+  snapshot(): null {
     return null;
   }
 

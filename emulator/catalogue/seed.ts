@@ -1,46 +1,9 @@
+import type { GpuModel, MarketImage, Pod, WebService } from "./entries";
+
 /**
  * The seed catalogue (DESIGN §5). Ids are fixed literals so they stay the same across resets and
  * restarts; tests should still look things up by gpu_name or pod title.
  */
-
-export interface Price {
-  hour: number;
-  day?: number;
-  week?: number;
-  month?: number;
-  year?: number;
-}
-
-export interface GpuModel {
-  gpu_name: string;
-  gpu_uuid: string;
-  status: 0 | 1;
-  price: Price;
-}
-
-export interface Pod {
-  title: string;
-  uuid: string;
-  remark: string;
-  /** Oldest first: the last tag is the latest version, which creation uses by default (api-v2.md, Versioning 3). */
-  pod_tag: string[];
-  price: Price;
-}
-
-export interface MarketImage {
-  uuid: string;
-  components: {
-    CUDA: string;
-    PaddlePaddle: string;
-    PyTorch: string;
-    Python: string;
-    TensorFlow: string;
-    Ubuntu: string;
-  };
-  size: number;
-  created_at: number;
-  updated_at: number;
-}
 
 export const SEED_GPUS: readonly GpuModel[] = [
   {
@@ -71,6 +34,7 @@ export const SEED_PODS: readonly Pod[] = [
     remark: "Node-based Stable Diffusion workflows with common custom nodes",
     pod_tag: ["v1.0.0", "v1.2.5", "v1.3.1"],
     price: { hour: 0.2, day: 4.5 },
+    web_services: [{ title: "ComfyUI", port: 8188 }],
   },
   {
     title: "Stable Diffusion WebUI",
@@ -78,6 +42,8 @@ export const SEED_PODS: readonly Pod[] = [
     remark: "AUTOMATIC1111 web interface",
     pod_tag: ["v1.8.0", "v1.9.4", "v1.10.1"],
     price: { hour: 0.1 },
+    // Public clients look for an http entry titled WebUI on this pod.
+    web_services: [{ title: "WebUI", port: 7860 }],
   },
   {
     title: "JupyterLab PyTorch",
@@ -85,6 +51,7 @@ export const SEED_PODS: readonly Pod[] = [
     remark: "JupyterLab with PyTorch and CUDA toolkits",
     pod_tag: ["2024.06", "2025.01"],
     price: { hour: 0 },
+    web_services: [{ title: "JupyterLab", port: 8888 }],
   },
   {
     title: "Ollama Open WebUI",
@@ -92,6 +59,10 @@ export const SEED_PODS: readonly Pod[] = [
     remark: "Local LLM serving with a chat interface",
     pod_tag: ["0.3.14", "0.5.7"],
     price: { hour: 0.05, day: 1.1 },
+    web_services: [
+      { title: "Open WebUI", port: 8080 },
+      { title: "Ollama API", port: 11434 },
+    ],
   },
 ];
 
@@ -131,6 +102,9 @@ export const SEED_MARKET_IMAGES: readonly MarketImage[] = [
   marketImage("img-f60718293a4b5c6d", "12.8", "3.12", "2.7.0", "", "", "24.04", 11.8, 1_740_787_200),
   marketImage("img-0718293a4b5c6d7e", "11.8", "3.9", "", "2.13.1", "2.6.1", "20.04", 9.7, 1_696_118_400),
 ];
+
+/** What an instance of a market image (which has no pod) exposes: the JupyterLab every such image runs. */
+export const MARKET_IMAGE_SERVICES: readonly WebService[] = [{ title: "JupyterLab", port: 8888 }];
 
 /** A display name for a market image, which has only components (used as an instance's image_name). */
 export function marketImageName(image: MarketImage): string {

@@ -1,5 +1,22 @@
 import { paramError } from "../core/errors";
-import { type GpuModel, type MarketImage, type Pod, SEED_GPUS, SEED_MARKET_IMAGES, SEED_PODS } from "./seed";
+import type { GpuModel, MarketImage, Pod, WebService } from "./entries";
+import { MARKET_IMAGE_SERVICES, SEED_GPUS, SEED_MARKET_IMAGES, SEED_PODS } from "./seed";
+
+/** The catalogue an emulator serves: the built-in seed, or the lists of a `--seed FILE`. */
+export interface Catalogue {
+  gpus: readonly GpuModel[];
+  pods: readonly Pod[];
+  market_images: readonly MarketImage[];
+}
+
+export const BUILT_IN_CATALOGUE: Catalogue = {
+  gpus: SEED_GPUS,
+  pods: SEED_PODS,
+  market_images: SEED_MARKET_IMAGES,
+};
+
+/** Pods without their own `web_services` expose one service named after the pod, on this port. */
+const DEFAULT_POD_SERVICE_PORT = 8888;
 
 /** Version filters match the version itself or a more precise one: "12" matches "12.1" and "12.4". */
 function versionMatches(actual: string, wanted: string): boolean {
@@ -8,32 +25,48 @@ function versionMatches(actual: string, wanted: string): boolean {
 
 /** The read-only catalogue: GPU models, pods and market images. */
 export class CatalogueStore {
+  constructor(private readonly catalogue: Catalogue = BUILT_IN_CATALOGUE) {}
+
   gpus(): readonly GpuModel[] {
-    return SEED_GPUS;
+    return this.catalogue.gpus;
+  }
+
+  gpu(gpuUuid: string): GpuModel | undefined {
+    return this.catalogue.gpus.find((g) => g.gpu_uuid === gpuUuid);
   }
 
   /** A GPU model usable for an instance; refuses unknown and invalid (status 0) models. */
   usableGpu(gpuUuid: string): GpuModel {
-    const gpu = SEED_GPUS.find((g) => g.gpu_uuid === gpuUuid);
+    const gpu = this.gpu(gpuUuid);
     if (!gpu) throw paramError("gpu_uuid", `no GPU model ${gpuUuid}; pick one from /gpu/list`);
     if (gpu.status !== 1)
       throw paramError("gpu_uuid", `GPU model ${gpu.gpu_name} is not available (status 0); pick a valid one`);
     return gpu;
   }
 
-  /** Pods whose title contains `name`, case-insensitively (api-v2.md: fuzzy match). */
-  pods(name?: string): readonly Pod[] {
-    if (!name) return SEED_PODS;
-    const wanted = name.toLowerCase();
-    return SEED_PODS.filter((p) => p.title.toLowerCase().includes(wanted));
+  /** Pods whose title contains `name`, case-insensitively (api-v2.md: fuzzy match), as /pod/list shows them. */
+  pods(name?: string): Omit<Pod, "web_services">[] {
+    const wanted = name?.toLowerCase() ?? "";
+    return this.catalogue.pods
+      .filter((p) => p.title.toLowerCase().includes(wanted))
+      .map(({ web_services: _services, ...shown }) => shown);
   }
 
   pod(podUuid: string): Pod | undefined {
-    return SEED_PODS.find((p) => p.uuid === podUuid);
+    return this.catalogue.pods.find((p) => p.uuid === podUuid);
+  }
+
+  /** What an instance exposes: its pod's web services, or JupyterLab for an image without a pod. */
+  webServicesOf(podUuid: string): WebService[] {
+    const pod = this.pod(podUuid);
+    if (!pod) return MARKET_IMAGE_SERVICES.map((s) => ({ ...s }));
+    return (pod.web_services ?? [{ title: pod.title, port: DEFAULT_POD_SERVICE_PORT }]).map((s) => ({
+      ...s,
+    }));
   }
 
   marketImages(filters: { cuda_version?: string; python_version?: string }): readonly MarketImage[] {
-    return SEED_MARKET_IMAGES.filter(
+    return this.catalogue.market_images.filter(
       (i) =>
         (!filters.cuda_version || versionMatches(i.components.CUDA, filters.cuda_version)) &&
         (!filters.python_version || versionMatches(i.components.Python, filters.python_version)),
@@ -41,6 +74,6 @@ export class CatalogueStore {
   }
 
   marketImage(imageUuid: string): MarketImage | undefined {
-    return SEED_MARKET_IMAGES.find((i) => i.uuid === imageUuid);
+    return this.catalogue.market_images.find((i) => i.uuid === imageUuid);
   }
 }

@@ -1,10 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { fingerprint } from "./auth";
-import { ApiError, notFound } from "./errors";
+import { ApiError, paramError } from "./errors";
 import { faultSchema } from "./faults";
-import { parseBody } from "./validation";
+import { StateProblem } from "./state-schema";
+import { amount, parseBody } from "./validation";
 import type { Emulator } from "../server";
+
+/** A snapshot holds every run's inputs: it may be far larger than an API body. */
+const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024;
 
 /** Keys whose values are secrets: the state dump shows them as "<redacted>". */
 const SECRET_KEYS = new Set(["password", "key"]);
@@ -15,7 +19,7 @@ const SECRET_KEYS = new Set(["password", "key"]);
  */
 export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator): void {
   admin.post("/reset", async () => {
-    emulator.reset();
+    await emulator.reset();
     return { reset: true, now: emulator.clock.now() };
   });
 
@@ -31,7 +35,7 @@ export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator):
       }),
       request.body,
     );
-    emulator.advance(seconds);
+    await emulator.advance(seconds);
     return { now: emulator.clock.now() };
   });
 
@@ -51,35 +55,59 @@ export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator):
     return { requests: [] };
   });
 
+  // {user} is a user name or one of that user's API keys, so nobody needs /state to learn the name.
   admin.put<{ Params: { user: string } }>("/users/:user/balance", async (request) => {
-    const { balance } = parseBody(
-      z.object({
-        balance: z.union([
-          z.number(),
-          z.string().regex(/^-?\d+(\.\d+)?$/, { message: "must be a decimal number" }),
-        ]),
-      }),
-      request.body,
-    );
-    const { user } = request.params;
-    if (!emulator.wallet.hasUser(user)) throw notFound("user", user);
+    const { balance } = parseBody(z.object({ balance: amount(false) }), request.body);
+    const user = userNamed(emulator, request.params.user);
     emulator.wallet.setBalance(user, balance);
     return { user, balance: emulator.wallet.balance(user) };
   });
 
   admin.post<{ Params: { key: string } }>("/keys/:key/disable", async (request) => {
-    const key = decodeURIComponent(request.params.key);
+    // The router has decoded the path segment already.
+    const { key } = request.params;
     if (!emulator.keys.disable(key)) throw new ApiError(404, -1, `key not found: ${fingerprint(key)}`);
     return { disabled: true, key: fingerprint(key) };
   });
 
-  admin.get("/state", async () => ({
-    now: emulator.clock.now(),
-    users: emulator.keys.users().map((user) => ({ user, balance: emulator.wallet.balance(user) })),
-    keys: emulator.keys.describe(),
-    wallet: emulator.wallet.snapshot(),
-    rooms: Object.fromEntries(emulator.rooms.map((room) => [room.name, redact(room.snapshot())])),
-  }));
+  admin.get("/state", async () => {
+    // Read what is saved: a caller that stops the emulator next must not see more than the file holds.
+    await emulator.settle();
+    return {
+      now: emulator.clock.now(),
+      users: emulator.keys.users().map((user) => ({ user, balance: emulator.wallet.balance(user) })),
+      keys: emulator.keys.describe(),
+      wallet: emulator.wallet.snapshot(),
+      rooms: Object.fromEntries(emulator.rooms.map((room) => [room.name, redact(room.snapshot())])),
+    };
+  });
+
+  // The whole state, secrets included: this is the admin API of a local tool (README says so).
+  admin.get("/snapshot", async () => {
+    await emulator.settle();
+    return emulator.exportState();
+  });
+  admin.put("/snapshot", { bodyLimit: SNAPSHOT_BODY_LIMIT }, async (request) => {
+    try {
+      await emulator.importState(request.body);
+    } catch (problem) {
+      if (problem instanceof StateProblem) throw paramError(problem.path || "body", problem.rule);
+      throw problem;
+    }
+    return { imported: true, now: emulator.clock.now() };
+  });
+}
+
+function userNamed(emulator: Emulator, userOrKey: string): string {
+  if (emulator.wallet.hasUser(userOrKey)) return userOrKey;
+  const owner = emulator.keys.userOfKey(userOrKey);
+  if (owner !== undefined) return owner;
+  // The segment may be a mistyped key: it is not echoed.
+  throw new ApiError(
+    404,
+    -1,
+    "user not found: no user has that name and no API key matches it (GET /_emulator/state lists the users)",
+  );
 }
 
 function redact(value: unknown): unknown {

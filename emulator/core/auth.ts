@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { authenticationFailed, notLoggedIn } from "./errors";
+import { nonEmpty } from "./state-schema";
 
 /** How a key appears in logs and dumps: a short hash, never the key itself. */
 export function fingerprint(key: string): string {
   return `key_${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
 }
 
-interface KeyEntry {
-  key: string;
-  user: string;
-  disabled: boolean;
-}
+const keyEntrySchema = z.object({ key: nonEmpty, user: nonEmpty, disabled: z.boolean() });
+type KeyEntry = z.infer<typeof keyEntrySchema>;
+export const keyRingStateSchema = z.array(keyEntrySchema);
 
 /**
  * API keys and the users they belong to. A spec is `KEY` or `USER:KEY` (keys with the same USER share
@@ -32,12 +32,42 @@ export class KeyRing {
     return [...new Set([...this.entries.values()].map((e) => e.user))];
   }
 
+  /** The user and key fingerprint behind an accepted key (known, not disabled), or undefined. */
+  accepted(key: string | undefined): { user: string; keyId: string } | undefined {
+    const entry = key === undefined ? undefined : this.entries.get(key);
+    if (!entry || entry.disabled) return undefined;
+    return { user: entry.user, keyId: fingerprint(entry.key) };
+  }
+
+  /** The user a key belongs to, disabled or not (admin calls take a key where they take a user). */
+  userOfKey(key: string): string | undefined {
+    return this.entries.get(key)?.user;
+  }
+
+  /**
+   * Accepts `specs` beside the keys already held (a restart with --state and --api-key): new keys are
+   * added and every key given is enabled; a key held already stays with its user. Refuses to move a
+   * held key to another user, which would hand one user's instances to another.
+   */
+  merge(specs: readonly string[]): void {
+    for (const spec of specs) {
+      const { user, key } = parseKeySpec(spec);
+      const held = this.entries.get(key);
+      if (held && spec.includes(":") && held.user !== user) {
+        throw new Error(
+          `API key ${fingerprint(key)} belongs to user ${held.user} in the saved state, not ${user}; give it as ${held.user}:KEY or as a bare KEY`,
+        );
+      }
+      this.entries.set(key, { key, user: held?.user ?? user, disabled: false });
+    }
+  }
+
   /** The user and key fingerprint behind an Authorization header; throws 401 code 2 otherwise (never echoing the key). */
   authenticate(header: string | undefined): { user: string; keyId: string } {
     if (header === undefined || header.trim() === "") throw notLoggedIn();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw authenticationFailed("the Authorization header must be 'Bearer <API key>'");
-    const entry = this.entries.get(match[1]);
+    const key = bearerKey(header);
+    if (key === undefined) throw authenticationFailed("the Authorization header must be 'Bearer <API key>'");
+    const entry = this.entries.get(key);
     if (!entry) throw authenticationFailed("the API key is not recognised; check the key you configured");
     if (entry.disabled) throw authenticationFailed("the API key is disabled; create or enable another key");
     return { user: entry.user, keyId: fingerprint(entry.key) };
@@ -64,14 +94,19 @@ export class KeyRing {
     return [...this.entries.values()].map((e) => ({ ...e }));
   }
 
-  restore(state: unknown): void {
-    this.entries = new Map((state as KeyEntry[]).map((e) => [e.key, { ...e }]));
+  restore(state: KeyEntry[]): void {
+    this.entries = new Map(state.map((e) => [e.key, { ...e }]));
   }
 }
 
 /** The user a key spec belongs to: USER for `USER:KEY`, the key's fingerprint for a bare KEY. */
 export function userOfKeySpec(spec: string): string {
   return parseKeySpec(spec).user;
+}
+
+/** The key of an Authorization header `Bearer KEY`, or undefined. */
+export function bearerKey(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 }
 
 export function parseKeySpec(spec: string): { user: string; key: string } {

@@ -16,6 +16,11 @@ export class SimClock {
     return Math.floor(this.exact);
   }
 
+  /** Simulated time with its fraction, which the real-time ticker accumulates. */
+  exactNow(): number {
+    return this.exact;
+  }
+
   set(seconds: number): void {
     this.exact = seconds;
   }

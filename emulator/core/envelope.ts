@@ -40,15 +40,63 @@ export function toApiError(error: unknown, bodyLimit: number): ApiError {
   return systemError();
 }
 
-export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply.code(error.status).headers(error.headers).send(error.body());
+/**
+ * How API failures are answered: `http` (the default) with their HTTP status (api-v2.md "HTTP status");
+ * `envelope` as public clients expect of the live service, business failures with HTTP 200 and the
+ * envelope code (`--error-status envelope`).
+ */
+export type ErrorStatusMode = "http" | "envelope";
+
+export const ERROR_STATUS_MODES: readonly ErrorStatusMode[] = ["http", "envelope"];
+
+/** The mode an option asks for (default http); anything else is refused, naming the allowed values. */
+export function errorStatusMode(value: unknown, option = "errorStatus"): ErrorStatusMode {
+  if (value === undefined) return "http";
+  const mode = ERROR_STATUS_MODES.find((m) => m === value);
+  if (mode === undefined) {
+    throw new Error(
+      `${option}: must be one of ${ERROR_STATUS_MODES.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return mode;
+}
+
+/**
+ * A business failure: the request reached the API and a rule refused it (a parameter, a missing
+ * resource, a wrong state, the balance). What stays an HTTP status in envelope mode: 401 and 403 (the
+ * key), 5xx (the service's own failure), and every alt-shape answer, which reports the transport rather
+ * than the business: an unknown path (404), a wrong method (405), a body too large (413), a rate limit
+ * (429 with Retry-After), unavailability (503).
+ */
+function isBusinessFailure(error: ApiError): boolean {
+  return (
+    error.alt === undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 401 &&
+    error.status !== 403
+  );
+}
+
+export function sendError(reply: FastifyReply, error: ApiError, status = error.status): FastifyReply {
+  return reply.code(status).headers(error.headers).send(error.body());
+}
+
+export interface ErrorHandlingOptions {
+  mode: ErrorStatusMode;
+  /** Only API answers follow the mode; the admin API keeps its HTTP statuses. */
+  apiBase: string;
 }
 
 /**
  * Unknown paths answer 404 and known paths with another method 405, both in the alternative shape
  * (CONTRACTS.md). Route patterns are collected as they are added so parametric paths match too.
  */
-export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  bodyLimit: number,
+  options: ErrorHandlingOptions = { mode: "http", apiBase: "" },
+): void {
   const patterns: { method: string; regex: RegExp }[] = [];
   app.addHook("onRoute", (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -57,7 +105,14 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     );
     for (const method of methods) patterns.push({ method: method.toUpperCase(), regex });
   });
-  app.setErrorHandler((error, _request, reply) => sendError(reply, toApiError(error, bodyLimit)));
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error, bodyLimit);
+    const asEnvelope =
+      options.mode === "envelope" &&
+      request.url.startsWith(`${options.apiBase}/`) &&
+      isBusinessFailure(apiError);
+    return sendError(reply, apiError, asEnvelope ? 200 : apiError.status);
+  });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split("?")[0];
     const allowed = patterns.filter((p) => p.regex.test(path)).map((p) => p.method);

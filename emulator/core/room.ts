@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { chunk, type Chunks } from "./settled-json";
 import type { Wallet } from "./wallet";
 
 /**
@@ -12,22 +14,36 @@ import type { Wallet } from "./wallet";
  *   (`core/validation.ts`), answer with `ok(data)` (`core/envelope.ts`) and throw the errors of
  *   `core/errors.ts`; the server maps them to the envelope and saves state after every mutating call.
  * - `registerAdmin(admin)` (optional) adds test controls to the `/_emulator` scope (no key, no rate limit).
- * - `snapshot()` returns plain JSON of the whole room state; `restore(json)` takes it back (state file).
+ * - `snapshot()` returns plain JSON of the whole room state; `restore(state)` takes it back (state file,
+ *   PUT /_emulator/snapshot). `stateSchema` is the zod schema of that JSON: restore only ever receives
+ *   a document that passed it, and `checkState` (optional) refuses one whose records name users or
+ *   reservations the rest of the state lacks, so that no transition fails later on a broken reference.
+ *   `serializeState` (optional) is `JSON.stringify(snapshot())` in encoded chunks, cheaper: rooms whose
+ *   records pile up (runs) reuse the chunks of records that can no longer change (core/settled-json.ts).
  * - `reset()` goes back to the seed (POST /_emulator/reset). Seed ids must be stable across resets.
  * - State transitions are data in the store (e.g. `{status, next: {status, at}}`). The clock asks every
  *   room for `nextDueAt()` (the earliest simulated second at which something is due, or undefined) and
  *   calls `runDue(now)` at that second, across all rooms in chronological order, so `advance(3600)`
  *   plays every transition, charge and check in order.
  */
-export interface Room {
+export interface Room<State = unknown> {
   readonly name: string;
+  readonly stateSchema: z.ZodType<State>;
   register(api: FastifyInstance): void;
   registerAdmin?(admin: FastifyInstance): void;
-  snapshot(): unknown;
-  restore(state: unknown): void;
+  snapshot(): State;
+  serializeState?(): Chunks;
+  restore(state: State): void;
+  checkState?(state: State, known: KnownState): void;
   reset(): void;
   nextDueAt?(): number | undefined;
   runDue?(now: number): void;
+}
+
+/** What the rest of a state document holds, for a room to check its records' references against. */
+export interface KnownState {
+  users: ReadonlySet<string>;
+  reservations: ReadonlySet<string>;
 }
 
 /** What the server hands to every room when building it. */
@@ -43,35 +59,44 @@ export interface RoomContext {
   currentKeyId(request: FastifyRequest): string;
   /** Balances, reservations (pre-deductions) and bill records, shared by all rooms. */
   wallet: Wallet;
-  /** Fresh opaque ids, e.g. `ids.next("ins")`. */
+  /** Fresh opaque ids, e.g. `ids.next("ins")`. The server saves state after every non-GET request and tick. */
   ids: { next(prefix: string): string };
-  /** Save state now (the server already does this after every non-GET request and every tick). */
-  persist(): void;
 }
 
 /** What a room's store offers the state file, reset and the clock. */
-export interface RoomStore {
-  snapshot(): unknown;
-  restore(state: unknown): void;
+export interface RoomStore<State> {
+  snapshot(): State;
+  serializeState?(): Chunks;
+  restore(state: State): void;
+  checkState?(state: State, known: KnownState): void;
   reset(): void;
   nextDueAt?(): number | undefined;
   runDue?(now: number): void;
 }
 
 /** A room whose whole state is one store: persistence, reset and the clock go straight to the store. */
-export abstract class StoreRoom<S extends RoomStore> implements Room {
+export abstract class StoreRoom<State, S extends RoomStore<State>> implements Room<State> {
   abstract readonly name: string;
+  abstract readonly stateSchema: z.ZodType<State>;
 
   constructor(readonly store: S) {}
 
   abstract register(api: FastifyInstance): void;
 
-  snapshot(): unknown {
+  snapshot(): State {
     return this.store.snapshot();
   }
 
-  restore(state: unknown): void {
+  serializeState(): Chunks {
+    return this.store.serializeState?.() ?? [chunk(JSON.stringify(this.store.snapshot()))];
+  }
+
+  restore(state: State): void {
     this.store.restore(state);
+  }
+
+  checkState(state: State, known: KnownState): void {
+    this.store.checkState?.(state, known);
   }
 
   reset(): void {

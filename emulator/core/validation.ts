@@ -21,29 +21,42 @@ function parseWith<S extends z.ZodType>(schema: S, input: unknown, root: string)
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue.path.length > 0 ? issue.path.map(String).join(".") : root;
-  throw paramError(field, describeIssue(issue, valueAt(input, issue.path)));
+  const field = issue.path.length > 0 ? formatPath(issue.path) : root;
+  throw paramError(field, describeIssue(issue, input));
 }
 
+/** `rooms.instances[0].status`: the path of a field as people write it. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`))
+    .join("");
+}
+
+/** The value at `path` inside `input`, reading own properties only (a path may name "constructor"). */
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) {
-    if (value === null || typeof value !== "object") return undefined;
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
+/** A zod issue in words for people: "is required", "must be an integer", "must be at most 50 characters". */
+export function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   if (issue.code === "invalid_type") {
-    if (value === undefined) return "is required";
+    if (valueAt(input, issue.path) === undefined) return "is required";
     return `must be ${article(issue.expected)}`;
   }
   if (issue.code === "custom" || issue.code === "invalid_value" || issue.code === "invalid_format") {
     return issue.message;
   }
   if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}${unit(issue.origin)}`;
-  if (issue.code === "too_small") return `must be at least ${String(issue.minimum)}${unit(issue.origin)}`;
+  if (issue.code === "too_small") {
+    if (issue.origin === "string" && issue.minimum === 1) return "must not be empty";
+    return `must be at least ${String(issue.minimum)}${unit(issue.origin)}`;
+  }
+  if (issue.code === "unrecognized_keys") return `has an unknown field: ${issue.keys.join(", ")}`;
   return issue.message;
 }
 
@@ -54,7 +67,19 @@ function article(expected: string): string {
 }
 
 function unit(origin: string): string {
-  return origin === "string" ? " characters" : "";
+  if (origin === "string") return " characters";
+  return origin === "array" ? " entries" : "";
+}
+
+/** An amount of money as a JSON number or a decimal string ("12.5"); `nonNegative` refuses below 0. */
+export function amount(nonNegative: boolean) {
+  const text = nonNegative ? /^\d+(\.\d+)?$/ : /^-?\d+(\.\d+)?$/;
+  return z.custom<number | string>(
+    (v) =>
+      (typeof v === "number" && Number.isFinite(v) && (!nonNegative || v >= 0)) ||
+      (typeof v === "string" && text.test(v)),
+    { message: `must be a decimal number${nonNegative ? " of at least 0" : ""}, as a JSON number or string` },
+  );
 }
 
 /** An integer field of a JSON body restricted to a set of values, e.g. gpu_nums 1, 2, 4, 8. */
@@ -81,4 +106,21 @@ export const pagingQuery = {
 
 export function paginate<T>(items: readonly T[], page = 1, pageSize = DEFAULT_PAGE_SIZE): T[] {
   return items.slice((page - 1) * pageSize, page * pageSize);
+}
+
+/** What one run may keep of its request: the JSON of its inputs, at most this many bytes. */
+export const MAX_STORED_INPUT_BYTES = 64 * 1024;
+
+/**
+ * Runs keep their inputs for as long as the emulator runs (and in its state file), so a request may
+ * store only so much; large media belongs in an asset, which keeps only its measure.
+ */
+export function requireStorableInputs(inputs: unknown): void {
+  const bytes = Buffer.byteLength(JSON.stringify(inputs ?? {}));
+  if (bytes > MAX_STORED_INPUT_BYTES) {
+    throw paramError(
+      "inputs",
+      `must be at most ${MAX_STORED_INPUT_BYTES} bytes as JSON (got ${bytes}); upload large media with POST /assets and pass asset://<asset_id>`,
+    );
+  }
 }

@@ -1,5 +1,7 @@
 import Decimal from "decimal.js";
+import { z } from "zod";
 import { insufficientBalance, notFound, paramError } from "./errors";
+import { decimal, nonEmpty, seconds } from "./state-schema";
 
 /** Money is exact: decimal.js, rounded to 8 places (api-v2.md shows decimal strings with 8 places). */
 const PLACES = 8;
@@ -10,15 +12,16 @@ export type Amount = Decimal.Value;
  * A bill record. api-v2.md ("Not shown") gives no bill fields, so these are the emulator's choice:
  * one record per charge, with the resource it paid for and the simulated period it covers.
  */
-export interface BillRecord {
-  bill_id: string;
-  kind: string;
-  resource_id: string;
-  amount: string;
-  start_time: number;
-  end_time: number;
-  create_time: number;
-}
+const billRecordSchema = z.object({
+  bill_id: nonEmpty,
+  kind: z.string(),
+  resource_id: z.string(),
+  amount: decimal,
+  start_time: seconds,
+  end_time: seconds,
+  create_time: seconds,
+});
+export type BillRecord = z.infer<typeof billRecordSchema>;
 
 export interface ChargeInput {
   kind: string;
@@ -28,20 +31,22 @@ export interface ChargeInput {
 }
 
 /** Money moved out of the balance by a pre-deduction, waiting to be settled or released. */
-export interface Reservation {
-  reservation_id: string;
-  user: string;
-  amount: string;
-  kind: string;
-  resource_id: string;
-  create_time: number;
-}
+const reservationSchema = z.object({
+  reservation_id: nonEmpty,
+  user: nonEmpty,
+  amount: decimal,
+  kind: z.string(),
+  resource_id: z.string(),
+  create_time: seconds,
+});
+export type Reservation = z.infer<typeof reservationSchema>;
 
-interface WalletState {
-  balances: Record<string, string>;
-  reservations: Reservation[];
-  bills: Record<string, BillRecord[]>;
-}
+export const walletStateSchema = z.object({
+  balances: z.record(z.string(), decimal),
+  reservations: z.array(reservationSchema),
+  bills: z.record(z.string(), z.array(billRecordSchema)),
+});
+export type WalletState = z.infer<typeof walletStateSchema>;
 
 export function money(value: Amount): string {
   return new Decimal(value).toDecimalPlaces(PLACES, Decimal.ROUND_HALF_UP).toFixed(PLACES);
@@ -84,7 +89,7 @@ export class Wallet {
   }
 
   /** Refuses unless the balance covers `amount`; moves no money. */
-  requireAvailable(user: string, amount: Amount): void {
+  private requireAvailable(user: string, amount: Amount): void {
     const available = this.account(user);
     if (available.lessThan(money(amount))) throw insufficientBalance(money(amount), money(available));
   }
@@ -124,9 +129,14 @@ export class Wallet {
 
   /**
    * Settles a pre-deduction against the actual cost: the actual cost becomes a bill record, the
-   * rest goes back to the balance (or the shortfall is charged). Returns the released amount.
+   * rest goes back to the balance (or the shortfall is charged). Returns the released amount. The
+   * bill covers the reservation's lifetime unless `billed` says what it paid for.
    */
-  settle(reservationId: string, actual: Amount): { bill: BillRecord; released: string } {
+  settle(
+    reservationId: string,
+    actual: Amount,
+    billed?: Pick<ChargeInput, "kind" | "start_time" | "end_time">,
+  ): { bill: BillRecord; released: string } {
     const reservation = this.reservation(reservationId);
     const frozen = new Decimal(reservation.amount);
     const cost = new Decimal(money(actual));
@@ -138,6 +148,7 @@ export class Wallet {
       resource_id: reservation.resource_id,
       start_time: reservation.create_time,
       end_time: this.now(),
+      ...billed,
     });
     return { bill, released: money(Decimal.max(frozen.minus(cost), 0)) };
   }
@@ -163,8 +174,7 @@ export class Wallet {
     };
   }
 
-  restore(state: unknown): void {
-    const s = state as WalletState;
+  restore(s: WalletState): void {
     this.balances = new Map(Object.entries(s.balances).map(([user, value]) => [user, new Decimal(value)]));
     this.reservations = new Map(s.reservations.map((r) => [r.reservation_id, r]));
     this.bills = new Map(Object.entries(s.bills));

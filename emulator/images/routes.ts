@@ -4,15 +4,20 @@ import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { parseBody } from "../core/validation";
 import { ImagesStore } from "./store";
+import { type ImageRecord, imagesStateSchema } from "./state";
 
 const deleteBody = z.object({ image_uuid: z.string().min(1) });
 
 /** Personal images: /image/private/list and /image/private/delete. */
-export class ImagesRoom extends StoreRoom<ImagesStore> {
+export class ImagesRoom extends StoreRoom<ImageRecord[], ImagesStore> {
   readonly name = "images";
+  readonly stateSchema = imagesStateSchema;
 
-  constructor(private readonly ctx: RoomContext) {
-    super(new ImagesStore(() => ctx.clock.now(), ctx.ids.next));
+  constructor(
+    private readonly ctx: RoomContext,
+    saveSeconds: number,
+  ) {
+    super(new ImagesStore(() => ctx.clock.now(), ctx.ids.next, saveSeconds));
   }
 
   register(api: FastifyInstance): void {

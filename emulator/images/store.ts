@@ -1,8 +1,12 @@
-import { dueByNow, earliestDue } from "../core/schedule";
+import { DEFAULT_DURATIONS } from "../core/durations";
 import { notFound } from "../core/errors";
+import type { KnownState } from "../core/room";
+import { dueByNow, earliestDue } from "../core/schedule";
+import { requireUser } from "../core/state-schema";
+import type { ImageRecord } from "./state";
 
-/** How long saving an instance as an image takes (DESIGN §5). */
-export const SAVE_IMAGE_SECONDS = 120;
+/** How long saving an instance as an image takes by default (DESIGN §5; `--durations save_image=S`). */
+export const SAVE_IMAGE_SECONDS = DEFAULT_DURATIONS.save_image;
 
 /** save_image_status values (api-v2.md, Personal image). */
 export const SAVE_STATUS = { UPLOADING: 1, SUCCEEDED: 2, FAILED: 3 } as const;
@@ -19,12 +23,6 @@ export interface PersonalImage {
   create_time: number;
 }
 
-interface ImageRecord extends PersonalImage {
-  owner: string;
-  /** The pending transition of save_image_status (data, driven by the clock). */
-  next: { save_image_status: number; at: number } | null;
-}
-
 /** Personal images: made by save_image, listed and deleted by their owner only. */
 export class ImagesStore {
   private images = new Map<string, ImageRecord>();
@@ -32,6 +30,7 @@ export class ImagesStore {
   constructor(
     private readonly now: () => number,
     private readonly nextId: (prefix: string) => string,
+    private readonly saveSeconds = SAVE_IMAGE_SECONDS,
   ) {}
 
   list(owner: string): PersonalImage[] {
@@ -44,7 +43,7 @@ export class ImagesStore {
     return image && image.owner === owner ? publicView(image) : undefined;
   }
 
-  /** Starts saving an image; it reaches status 2 after SAVE_IMAGE_SECONDS. */
+  /** Starts saving an image; it reaches status 2 after `durations.save_image`. */
   startSave(
     owner: string,
     from: { title: string; pod_uuid: string; pod_tag: string; instance_uuid: string },
@@ -61,7 +60,7 @@ export class ImagesStore {
       save_image_status: SAVE_STATUS.UPLOADING,
       create_time: now,
       owner,
-      next: { save_image_status: SAVE_STATUS.SUCCEEDED, at: now + SAVE_IMAGE_SECONDS },
+      next: { save_image_status: SAVE_STATUS.SUCCEEDED, at: now + this.saveSeconds },
     };
     this.images.set(image.uuid, image);
     return publicView(image);
@@ -84,11 +83,15 @@ export class ImagesStore {
   }
 
   snapshot(): ImageRecord[] {
-    return [...this.images.values()];
+    return [...this.images.values()].map((i) => structuredClone(i));
   }
 
-  restore(state: unknown): void {
-    this.images = new Map((state as ImageRecord[]).map((i) => [i.uuid, i]));
+  restore(state: ImageRecord[]): void {
+    this.images = new Map(state.map((i) => [i.uuid, structuredClone(i)]));
+  }
+
+  checkState(state: ImageRecord[], known: KnownState): void {
+    state.forEach((image, index) => requireUser(known, `[${index}].owner`, image.owner));
   }
 
   reset(): void {

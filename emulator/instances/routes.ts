@@ -3,9 +3,8 @@ import { z } from "zod";
 import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/validation";
-import type { CatalogueStore } from "../catalogue/store";
-import type { ImagesStore } from "../images/store";
-import { GPU_NUMS, IDLE_PERIODS, InstancesStore, TITLE_MAX } from "./store";
+import { GPU_NUMS, IDLE_PERIODS, type InstancesConfig, InstancesStore, TITLE_MAX } from "./store";
+import { type InstanceRecord, instancesStateSchema } from "./state";
 
 const uuid = z.string().min(1, { message: "is required" });
 const instanceBody = z.object({ instance_uuid: uuid });
@@ -21,7 +20,7 @@ const createByPodBody = z.object({
 const createByImageBody = z.object({ image_uuid: uuid, gpu_uuid: uuid, gpu_nums: gpuNums });
 const listQuery = z.object(pagingQuery);
 const infoQuery = z.object({ instance_uuid: uuid });
-const updateTitleBody = z.object({
+export const updateTitleBody = z.object({
   instance_uuid: uuid,
   // Characters, not UTF-16 units: an emoji counts once (api-v2.md, "at most 50 characters").
   title: z
@@ -39,14 +38,14 @@ const shutdownTimerBody = z.object({
   enable: z.boolean(),
   shutdown_time: z.number().int().min(0),
 });
-const idleCloseBody = z.object({
+export const idleCloseBody = z.object({
   instance_uuid: uuid,
   idle_period_minutes: oneOfInts(IDLE_PERIODS),
   destroy: z.boolean().default(false),
   idle_gpu_threshold: threshold.default(0),
   idle_fb_threshold: threshold.default(0),
 });
-const utilizationBody = z.object({
+export const utilizationBody = z.object({
   gpu: threshold,
   fb: threshold,
   index: z.number().int().min(0).optional(),
@@ -57,15 +56,17 @@ const forceBody = z.object({
 });
 
 /** /instance/*: creation, listing, title, power operations, schedules, images and idle-close. */
-export class InstancesRoom extends StoreRoom<InstancesStore> {
+export class InstancesRoom extends StoreRoom<InstanceRecord[], InstancesStore> {
   readonly name = "instances";
+  readonly stateSchema = instancesStateSchema;
 
   constructor(
     private readonly ctx: RoomContext,
-    catalogue: CatalogueStore,
-    images: ImagesStore,
+    config: Omit<InstancesConfig, "now" | "nextId" | "wallet">,
   ) {
-    super(new InstancesStore(() => ctx.clock.now(), ctx.ids.next, ctx.wallet, catalogue, images));
+    super(
+      new InstancesStore({ ...config, now: () => ctx.clock.now(), nextId: ctx.ids.next, wallet: ctx.wallet }),
+    );
   }
 
   register(api: FastifyInstance): void {

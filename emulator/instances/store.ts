@@ -1,10 +1,17 @@
 import Decimal from "decimal.js";
+import { DEFAULT_DURATIONS, type DurationName, type Durations } from "../core/durations";
 import { ApiError, businessError, notFound, paramError, wrongState } from "../core/errors";
 import { newSecret } from "../core/ids";
+import type { KnownState } from "../core/room";
+import { requireReservation, requireUser } from "../core/state-schema";
 import type { Wallet } from "../core/wallet";
+import type { WebService } from "../catalogue/entries";
 import type { CatalogueStore } from "../catalogue/store";
 import { marketImageName } from "../catalogue/seed";
-import { SAVE_IMAGE_SECONDS, SAVE_STATUS, type ImagesStore } from "../images/store";
+import { SAVE_STATUS, type ImagesStore } from "../images/store";
+import type { IdlePolicy, InstanceRecord, Utilization } from "./state";
+
+export type { IdlePolicy, Utilization } from "./state";
 
 /** Instance status codes (api-v2.md, States and transitions; names from field-notes.md). */
 export const STATUS = {
@@ -22,26 +29,44 @@ export const STATUS = {
 
 /**
  * Power operations as data (field-notes.md, DESIGN §5): from which statuses an operation is allowed,
- * the status it passes through and the one it ends in after `seconds` of simulated time.
+ * the status it passes through, the one it ends in, and which of the `--durations` it takes.
  */
-export const INSTANCE_TRANSITIONS = {
-  create: { from: [] as number[], via: STATUS.STARTING, to: STATUS.RUNNING, seconds: 60 },
+const POWER_OPERATIONS = {
+  create: { from: [] as number[], via: STATUS.STARTING, to: STATUS.RUNNING, duration: "boot" },
   startup: {
     from: [STATUS.STOPPED_LEGACY, STATUS.STOPPED, STATUS.STOPPED_ABNORMAL] as number[],
     via: STATUS.RESTARTING_FROM_STOP,
     to: STATUS.RUNNING,
-    seconds: 30,
+    duration: "startup",
   },
   shutdown: {
     from: [STATUS.RUNNING] as number[],
     via: STATUS.SHUTTING_DOWN,
     to: STATUS.STOPPED,
-    seconds: 10,
+    duration: "shutdown",
   },
-  restart: { from: [STATUS.RUNNING] as number[], via: STATUS.RESTARTING, to: STATUS.RUNNING, seconds: 20 },
-} as const;
+  restart: {
+    from: [STATUS.RUNNING] as number[],
+    via: STATUS.RESTARTING,
+    to: STATUS.RUNNING,
+    duration: "restart",
+  },
+} as const satisfies Record<string, { from: number[]; via: number; to: number; duration: DurationName }>;
 
-export type PowerOperation = keyof typeof INSTANCE_TRANSITIONS;
+export type PowerOperation = keyof typeof POWER_OPERATIONS;
+export type Transition = { from: readonly number[]; via: number; to: number; seconds: number };
+
+/** The power transitions with their simulated durations. */
+export function instanceTransitions(durations: Durations): Record<PowerOperation, Transition> {
+  const table = {} as Record<PowerOperation, Transition>;
+  for (const [operation, { from, via, to, duration }] of Object.entries(POWER_OPERATIONS)) {
+    table[operation as PowerOperation] = { from, via, to, seconds: durations[duration] };
+  }
+  return table;
+}
+
+/** The transitions with the default durations. */
+export const INSTANCE_TRANSITIONS = instanceTransitions(DEFAULT_DURATIONS);
 
 /** Statuses in which an instance is powered and billed by the hour. */
 const BILLED_STATUSES: readonly number[] = [
@@ -68,61 +93,6 @@ export const PLATFORM_IDLE_THRESHOLD = 5;
 /** Threshold 100 skips that check (api-v2.md, set_idle_close). */
 export const SKIP_THRESHOLD = 100;
 
-/**
- * The idle policy as list/info show it in `idle_close`. api-v2.md has no read-back of the policy; the
- * emulator adds this field so refresh can see drift (DESIGN §3, IdleClosePolicy: "when the API reports it").
- */
-export interface IdlePolicy {
-  idle_period_minutes: number;
-  destroy: boolean;
-  idle_gpu_threshold: number;
-  idle_fb_threshold: number;
-}
-
-export interface Utilization {
-  gpu: number;
-  fb: number;
-}
-
-interface SshInfo {
-  host: string;
-  port: number;
-  username: string;
-  password: string;
-}
-
-interface InstanceRecord {
-  instance_uuid: string;
-  owner: string;
-  title: string;
-  status: number;
-  /** The pending status change, if any: the clock applies it at `at`. */
-  next: { status: number; at: number } | null;
-  create_time: number;
-  start_time: number;
-  image_uuid: string;
-  image_name: string;
-  image_tag: string;
-  pod_uuid: string;
-  pod_tag: string;
-  gpu_uuid: string;
-  gpu_name: string;
-  gpu_nums: number;
-  charging_type: number;
-  shutdown_regular: { shutdown_time: number; enable: boolean };
-  /** 0 until the first save_image (the spec defines only 1, 2 and 3; 0 is the emulator's "never saved"). */
-  save_image_status: number;
-  save_image_next: { save_image_status: number; at: number } | null;
-  idle_close: IdlePolicy | null;
-  idle_since: number | null;
-  idle_next_check_at: number | null;
-  utilization: Utilization[];
-  /** Start of the not yet charged part of the current powered period; null when not billed. */
-  billed_until: number | null;
-  ssh: SshInfo;
-  http_host: string;
-}
-
 export type CreatedInstance = Pick<
   InstanceRecord,
   | "instance_uuid"
@@ -140,6 +110,13 @@ export type CreatedInstance = Pick<
   | "gpu_name"
   | "gpu_nums"
 >;
+
+interface SshInfo {
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+}
 
 export interface ServerMapEntry {
   title: string;
@@ -161,26 +138,77 @@ interface Source {
   image_tag: string;
   pod_uuid: string;
   pod_tag: string;
+  services: WebService[];
 }
 
-/** Instances: creation, power state machine, schedules, idle-close and hourly billing. */
+/** Where the emulator serves an instance's services; the services gateway answers there. */
+export interface ServiceAddresses {
+  /** The host of the instances' SSH endpoints (the emulator's own). */
+  sshHost(): string;
+  /** The URL of an instance's web service on `port` inside the instance. */
+  webService(instanceUuid: string, port: number): string;
+}
+
+/** What a request to an instance's web service meets, as the clock has it (the gateway only asks). */
+export type ServiceState =
+  | { state: "ready"; service: WebService }
+  | { state: "starting"; service: WebService }
+  | { state: "stopped"; service: WebService }
+  | { state: "no_such_service" }
+  | { state: "no_instance" };
+
+export interface InstancesConfig {
+  now: () => number;
+  nextId: (prefix: string) => string;
+  wallet: Wallet;
+  catalogue: CatalogueStore;
+  images: ImagesStore;
+  durations: Durations;
+  /** What every new instance's GPUs report until set otherwise (`--utilization`). */
+  startingUtilization: Utilization;
+  addresses: ServiceAddresses;
+}
+
+/** Statuses in which an instance is on its way to serving, or serving. */
+const POWERED_UP_STATUSES: readonly number[] = [
+  STATUS.STARTING,
+  STATUS.RUNNING,
+  STATUS.RESTARTING_FROM_STOP,
+  STATUS.RESTARTING,
+];
+
+/** Instances: creation, power state machine, schedules, idle-close, hourly billing and service readiness. */
 export class InstancesStore {
   private instances = new Map<string, InstanceRecord>();
+  private readonly now: () => number;
+  private readonly nextId: (prefix: string) => string;
+  private readonly wallet: Wallet;
+  private readonly catalogue: CatalogueStore;
+  private readonly images: ImagesStore;
+  private readonly durations: Durations;
+  private readonly transitions: Record<PowerOperation, Transition>;
+  private readonly startingUtilization: Utilization;
+  private readonly addresses: ServiceAddresses;
 
-  constructor(
-    private readonly now: () => number,
-    private readonly nextId: (prefix: string) => string,
-    private readonly wallet: Wallet,
-    private readonly catalogue: CatalogueStore,
-    private readonly images: ImagesStore,
-  ) {}
+  constructor(config: InstancesConfig) {
+    this.now = config.now;
+    this.nextId = config.nextId;
+    this.wallet = config.wallet;
+    this.catalogue = config.catalogue;
+    this.images = config.images;
+    this.durations = config.durations;
+    this.transitions = instanceTransitions(config.durations);
+    this.startingUtilization = { ...config.startingUtilization };
+    this.addresses = config.addresses;
+  }
 
   createByPod(
     owner: string,
     input: { pod_uuid: string; pod_tag?: string; gpu_uuid: string; gpu_nums: number },
   ): CreatedInstance {
     const pod = this.catalogue.pod(input.pod_uuid);
-    if (!pod) throw paramError("pod_uuid", `no pod ${input.pod_uuid}; pick one from /pod/list`);
+    // A pod is the image of create_by_pod: a missing one answers the spec's missing-image code -1.
+    if (!pod) throw notFound("pod", `${input.pod_uuid}; pick one from /pod/list`);
     const tag = input.pod_tag ?? pod.pod_tag[pod.pod_tag.length - 1];
     if (!pod.pod_tag.includes(tag)) {
       throw paramError("pod_tag", `pod ${pod.title} has no tag ${tag}; use one of ${pod.pod_tag.join(", ")}`);
@@ -191,6 +219,7 @@ export class InstancesStore {
       image_tag: tag,
       pod_uuid: pod.uuid,
       pod_tag: tag,
+      services: this.catalogue.webServicesOf(pod.uuid),
     });
   }
 
@@ -206,10 +235,13 @@ export class InstancesStore {
         image_tag: "latest",
         pod_uuid: "",
         pod_tag: "",
+        services: this.catalogue.webServicesOf(""),
       });
     }
     const personal = this.images.find(owner, input.image_uuid);
-    if (!personal) throw paramError("image_uuid", `no market image or personal image ${input.image_uuid}`);
+    // api-v2.md, Errors: a missing image is code -1 (another user's image looks missing).
+    if (!personal)
+      throw notFound("image", `${input.image_uuid} is neither a market image nor one of your images`);
     if (personal.save_image_status !== SAVE_STATUS.SUCCEEDED) {
       throw paramError(
         "image_uuid",
@@ -222,15 +254,21 @@ export class InstancesStore {
       image_tag: personal.pod_tag,
       pod_uuid: personal.pod_uuid,
       pod_tag: personal.pod_tag,
+      services: this.catalogue.webServicesOf(personal.pod_uuid),
     });
   }
 
   list(owner: string): InstanceView[] {
-    return [...this.instances.values()].filter((i) => i.owner === owner).map(fullView);
+    return [...this.instances.values()].filter((i) => i.owner === owner).map((i) => this.fullView(i));
+  }
+
+  /** Every user's instances with their owner (the web console shows them all). */
+  listAll(): (InstanceView & { owner: string })[] {
+    return [...this.instances.values()].map((i) => ({ ...this.fullView(i), owner: i.owner }));
   }
 
   info(owner: string, instanceUuid: string): InstanceView {
-    return fullView(this.owned(owner, instanceUuid));
+    return this.fullView(this.owned(owner, instanceUuid));
   }
 
   /** update_title answers code 1 (not -1) for a missing, deleted or foreign instance (api-v2.md, update_title failures). */
@@ -252,19 +290,14 @@ export class InstancesStore {
     if (gpu?.gpu_uuid !== undefined || gpu?.gpu_nums !== undefined) {
       const model = this.catalogue.usableGpu(gpu.gpu_uuid ?? instance.gpu_uuid);
       const nums = gpu.gpu_nums ?? instance.gpu_nums;
-      this.requireFirstHour(owner, instance.pod_uuid, model.gpu_uuid, nums, instance.charging_type);
+      const reservation = this.reserveFirstHour(instance, model.gpu_uuid, nums);
       instance.gpu_uuid = model.gpu_uuid;
       instance.gpu_name = model.gpu_name;
       instance.gpu_nums = nums;
-      instance.utilization = idleGpus(nums);
+      instance.utilization = this.freshUtilization(nums);
+      instance.first_hour_reservation = reservation;
     } else {
-      this.requireFirstHour(
-        owner,
-        instance.pod_uuid,
-        instance.gpu_uuid,
-        instance.gpu_nums,
-        instance.charging_type,
-      );
+      instance.first_hour_reservation = this.reserveFirstHour(instance, instance.gpu_uuid, instance.gpu_nums);
     }
     this.begin(instance, "startup");
   }
@@ -319,7 +352,7 @@ export class InstancesStore {
     instance.save_image_status = SAVE_STATUS.UPLOADING;
     instance.save_image_next = {
       save_image_status: SAVE_STATUS.SUCCEEDED,
-      at: image.create_time + SAVE_IMAGE_SECONDS,
+      at: image.create_time + this.durations.save_image,
     };
   }
 
@@ -369,7 +402,59 @@ export class InstancesStore {
       instance.next = null;
       this.enter(instance, change.status, this.now());
     }
-    if (instance.charging_type === CHARGING_TYPE.SUBSCRIPTION) instance.billed_until = null;
+    if (instance.charging_type === CHARGING_TYPE.SUBSCRIPTION) {
+      instance.billed_until = null;
+      this.releaseFirstHour(instance);
+    }
+  }
+
+  /** Instances whose SSH endpoint answers now: the services gateway keeps a listener open for each. */
+  sshEndpoints(): { instance_uuid: string; port: number }[] {
+    return [...this.instances.values()]
+      .filter((i) => i.services_ready)
+      .map((i) => ({ instance_uuid: i.instance_uuid, port: i.ssh.port }));
+  }
+
+  /** Instances that have no SSH port yet, and every port already given to one. */
+  sshPorts(): { unassigned: string[]; taken: Set<number> } {
+    const records = [...this.instances.values()];
+    return {
+      unassigned: records.filter((i) => i.ssh.port === 0).map((i) => i.instance_uuid),
+      taken: new Set(records.map((i) => i.ssh.port).filter((port) => port !== 0)),
+    };
+  }
+
+  /** Records the port of an instance's SSH endpoint (the gateway picks it; it is 0 until then). */
+  assignSshPort(instanceUuid: string, port: number): void {
+    const instance = this.instances.get(instanceUuid);
+    if (instance) instance.ssh.port = port;
+  }
+
+  /** Whether a web service of an instance answers: ready `durations.services` after status 2, until it stops. */
+  serviceState(instanceUuid: string, port: number): ServiceState {
+    const instance = this.instances.get(instanceUuid);
+    if (!instance) return { state: "no_instance" };
+    const service = instance.services.find((s) => s.port === port);
+    if (!service) return { state: "no_such_service" };
+    if (instance.services_ready) return { state: "ready", service };
+    return { state: POWERED_UP_STATUSES.includes(instance.status) ? "starting" : "stopped", service };
+  }
+
+  /** What an operator sees beyond the API's view (the web console): owner, price, utilisation, pending change. */
+  adminView(instanceUuid: string): {
+    owner: string;
+    hourly_price: string;
+    utilization: Utilization[];
+    next: { status: number; at: number } | null;
+  } {
+    const instance = this.instances.get(instanceUuid);
+    if (!instance) throw notFound("instance", instanceUuid);
+    return {
+      owner: instance.owner,
+      hourly_price: this.hourlyPrice(instance.pod_uuid, instance.gpu_uuid, instance.gpu_nums).toFixed(),
+      utilization: instance.utilization.map((u) => ({ ...u })),
+      next: instance.next ? { ...instance.next } : null,
+    };
   }
 
   nextDueAt(): number | undefined {
@@ -390,6 +475,10 @@ export class InstancesStore {
         instance.next = null;
         this.enter(instance, status, now);
       }
+      if (instance.services_next && instance.services_next.at <= now) {
+        instance.services_ready = true;
+        instance.services_next = null;
+      }
       if (instance.save_image_next && instance.save_image_next.at <= now) {
         instance.save_image_status = instance.save_image_next.save_image_status;
         instance.save_image_next = null;
@@ -408,11 +497,20 @@ export class InstancesStore {
   }
 
   snapshot(): InstanceRecord[] {
-    return [...this.instances.values()];
+    return [...this.instances.values()].map((i) => structuredClone(i));
   }
 
-  restore(state: unknown): void {
-    this.instances = new Map((state as InstanceRecord[]).map((i) => [i.instance_uuid, i]));
+  restore(state: InstanceRecord[]): void {
+    this.instances = new Map(state.map((i) => [i.instance_uuid, structuredClone(i)]));
+  }
+
+  /** Owners must have an account and reservations must exist, or a later charge would fail. */
+  checkState(state: InstanceRecord[], known: KnownState): void {
+    state.forEach((instance, index) => {
+      requireUser(known, `[${index}].owner`, instance.owner);
+      const reservation = instance.first_hour_reservation;
+      if (reservation !== null) requireReservation(known, `[${index}].first_hour_reservation`, reservation);
+    });
   }
 
   reset(): void {
@@ -425,11 +523,14 @@ export class InstancesStore {
     source: Source,
   ): CreatedInstance {
     const gpu = this.catalogue.usableGpu(input.gpu_uuid);
-    this.requireFirstHour(owner, source.pod_uuid, gpu.gpu_uuid, input.gpu_nums, CHARGING_TYPE.PAY_AS_YOU_GO);
     const now = this.now();
     const uuid = this.nextId("ins");
-    const short = uuid.slice(-8);
-    const transition = INSTANCE_TRANSITIONS.create;
+    const reservation = this.wallet.reserve(
+      owner,
+      this.hourlyPrice(source.pod_uuid, gpu.gpu_uuid, input.gpu_nums),
+      { kind: "instance_hourly", resource_id: uuid },
+    );
+    const transition = this.transitions.create;
     const instance: InstanceRecord = {
       instance_uuid: uuid,
       owner,
@@ -449,18 +550,42 @@ export class InstancesStore {
       idle_close: null,
       idle_since: null,
       idle_next_check_at: null,
-      utilization: idleGpus(input.gpu_nums),
+      utilization: this.freshUtilization(input.gpu_nums),
       billed_until: now,
-      ssh: {
-        host: `ssh-${short}.gpucloud.local`,
-        port: 20000 + (parseInt(short, 16) % 40000),
-        username: "root",
-        password: newSecret(),
-      },
-      http_host: `${short}-8888.gpucloud.local`,
+      first_hour_reservation: reservation,
+      services_ready: false,
+      services_next: null,
+      ssh: { port: 0, username: "root", password: newSecret() },
     };
     this.instances.set(uuid, instance);
     return createdView(instance);
+  }
+
+  /** An instance as list and info show it: its web services and SSH endpoint at the emulator's addresses. */
+  private fullView(instance: InstanceRecord): InstanceView {
+    const web = instance.services.map((service) => ({
+      title: service.title,
+      url: this.addresses.webService(instance.instance_uuid, service.port),
+      port_type: "http" as const,
+      protocol: "tcp" as const,
+    }));
+    const ssh: SshInfo = { host: this.addresses.sshHost(), ...instance.ssh };
+    const urlHost = ssh.host.includes(":") ? `[${ssh.host}]` : ssh.host;
+    return {
+      ...createdView(instance),
+      server_url: web.map((entry) => entry.url),
+      server_map: [
+        ...web,
+        {
+          title: "SSH",
+          url: `ssh://${ssh.username}@${urlHost}:${ssh.port}`,
+          port_type: "ssh",
+          protocol: "tcp",
+          ssh_info: ssh,
+        },
+      ],
+      idle_close: instance.idle_close ? { ...instance.idle_close } : null,
+    };
   }
 
   private owned(owner: string, instanceUuid: string): InstanceRecord {
@@ -470,20 +595,30 @@ export class InstancesStore {
   }
 
   private requireFrom(instance: InstanceRecord, operation: PowerOperation): void {
-    if (!INSTANCE_TRANSITIONS[operation].from.includes(instance.status))
-      throw notAllowed(instance, operation);
+    if (!this.transitions[operation].from.includes(instance.status)) throw notAllowed(instance, operation);
   }
 
-  /** Creation and start need the balance to cover at least one hour (the emulator's reading of pre-payment). */
-  private requireFirstHour(
-    owner: string,
-    podUuid: string,
-    gpuUuid: string,
-    gpuNums: number,
-    chargingType: number,
-  ): void {
-    if (chargingType === CHARGING_TYPE.SUBSCRIPTION) return;
-    this.wallet.requireAvailable(owner, this.hourlyPrice(podUuid, gpuUuid, gpuNums));
+  /**
+   * Creating or starting pre-deducts the first hour (the emulator's reading of pre-payment, as a
+   * workflow run pre-deducts its quote): the balance must cover it after every other pre-deduction,
+   * so parallel creates cannot overdraw it. The hour's charge settles the reservation.
+   */
+  private reserveFirstHour(instance: InstanceRecord, gpuUuid: string, gpuNums: number): string | null {
+    if (instance.charging_type === CHARGING_TYPE.SUBSCRIPTION) return null;
+    return this.wallet.reserve(instance.owner, this.hourlyPrice(instance.pod_uuid, gpuUuid, gpuNums), {
+      kind: "instance_hourly",
+      resource_id: instance.instance_uuid,
+    });
+  }
+
+  private releaseFirstHour(instance: InstanceRecord): void {
+    if (instance.first_hour_reservation === null) return;
+    this.wallet.release(instance.first_hour_reservation);
+    instance.first_hour_reservation = null;
+  }
+
+  private freshUtilization(gpuNums: number): Utilization[] {
+    return Array.from({ length: gpuNums }, () => ({ ...this.startingUtilization }));
   }
 
   /**
@@ -492,12 +627,12 @@ export class InstancesStore {
    */
   private hourlyPrice(podUuid: string, gpuUuid: string, gpuNums: number): Decimal {
     const pod = this.catalogue.pod(podUuid);
-    const gpu = this.catalogue.gpus().find((g) => g.gpu_uuid === gpuUuid);
+    const gpu = this.catalogue.gpu(gpuUuid);
     return new Decimal(pod?.price.hour ?? 0).plus(new Decimal(gpu?.price.hour ?? 0).times(gpuNums));
   }
 
   private begin(instance: InstanceRecord, operation: PowerOperation): void {
-    const transition = INSTANCE_TRANSITIONS[operation];
+    const transition = this.transitions[operation];
     const now = this.now();
     this.enter(instance, transition.via, now);
     instance.next = { status: transition.to, at: now + transition.seconds };
@@ -513,18 +648,20 @@ export class InstancesStore {
       instance.start_time = now;
       if (instance.idle_close && instance.idle_next_check_at === null)
         instance.idle_next_check_at = now + IDLE_CHECK_SECONDS;
+      instance.services_next = { at: now + this.durations.services };
     } else {
       instance.idle_next_check_at = null;
+      instance.services_next = null;
     }
+    instance.services_ready = false;
     this.refreshIdle(instance, now);
   }
 
   private chargeHour(instance: InstanceRecord): void {
     const from = instance.billed_until as number;
     const price = this.hourlyPrice(instance.pod_uuid, instance.gpu_uuid, instance.gpu_nums);
-    this.wallet.charge(instance.owner, price, {
+    this.bill(instance, price, {
       kind: "instance_hourly",
-      resource_id: instance.instance_uuid,
       start_time: from,
       end_time: from + BILLING_PERIOD_SECONDS,
     });
@@ -540,18 +677,36 @@ export class InstancesStore {
   private chargeUntil(instance: InstanceRecord, now: number): void {
     const from = instance.billed_until as number;
     instance.billed_until = null;
-    if (now <= from) return;
+    if (now <= from) {
+      this.releaseFirstHour(instance);
+      return;
+    }
     const price = this.hourlyPrice(instance.pod_uuid, instance.gpu_uuid, instance.gpu_nums);
-    this.wallet.charge(instance.owner, price.times(now - from).dividedBy(BILLING_PERIOD_SECONDS), {
+    this.bill(instance, price.times(now - from).dividedBy(BILLING_PERIOD_SECONDS), {
       kind: "instance_partial_hour",
-      resource_id: instance.instance_uuid,
       start_time: from,
       end_time: now,
     });
   }
 
+  /** A charge for used time: it settles the first hour's pre-deduction when there is one. */
+  private bill(
+    instance: InstanceRecord,
+    amount: Decimal,
+    period: { kind: string; start_time: number; end_time: number },
+  ): void {
+    const reservation = instance.first_hour_reservation;
+    if (reservation === null) {
+      this.wallet.charge(instance.owner, amount, { ...period, resource_id: instance.instance_uuid });
+      return;
+    }
+    instance.first_hour_reservation = null;
+    this.wallet.settle(reservation, amount, period);
+  }
+
   private remove(instance: InstanceRecord): void {
     if (instance.billed_until !== null) this.chargeUntil(instance, this.now());
+    this.releaseFirstHour(instance);
     this.instances.delete(instance.instance_uuid);
   }
 
@@ -579,10 +734,6 @@ export class InstancesStore {
   }
 }
 
-function idleGpus(count: number): Utilization[] {
-  return Array.from({ length: count }, () => ({ gpu: 0, fb: 0 }));
-}
-
 function effectiveThreshold(value: number): number | undefined {
   if (value === SKIP_THRESHOLD) return undefined;
   return value === 0 ? PLATFORM_IDLE_THRESHOLD : value;
@@ -600,6 +751,7 @@ export function isIdle(utilization: readonly Utilization[], policy: IdlePolicy):
 function dueTimes(instance: InstanceRecord): number[] {
   const times: number[] = [];
   if (instance.next) times.push(instance.next.at);
+  if (instance.services_next) times.push(instance.services_next.at);
   if (instance.save_image_next) times.push(instance.save_image_next.at);
   if (instance.billed_until !== null) times.push(instance.billed_until + BILLING_PERIOD_SECONDS);
   if (instance.shutdown_regular.enable) times.push(instance.shutdown_regular.shutdown_time);
@@ -629,24 +781,5 @@ function createdView(instance: InstanceRecord): CreatedInstance {
     gpu_uuid: instance.gpu_uuid,
     gpu_name: instance.gpu_name,
     gpu_nums: instance.gpu_nums,
-  };
-}
-
-function fullView(instance: InstanceRecord): InstanceView {
-  const httpUrl = `https://${instance.http_host}`;
-  return {
-    ...createdView(instance),
-    server_url: [httpUrl],
-    server_map: [
-      { title: "JupyterLab", url: httpUrl, port_type: "http", protocol: "tcp" },
-      {
-        title: "SSH",
-        url: `ssh://${instance.ssh.username}@${instance.ssh.host}:${instance.ssh.port}`,
-        port_type: "ssh",
-        protocol: "tcp",
-        ssh_info: { ...instance.ssh },
-      },
-    ],
-    idle_close: instance.idle_close ? { ...instance.idle_close } : null,
   };
 }

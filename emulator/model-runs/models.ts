@@ -1,6 +1,10 @@
+import { z } from "zod";
+import { choice, decimal, nonEmpty } from "../core/state-schema";
+
 /**
  * Seeded video models (DESIGN §5). Price rule: CNY per second of requested duration, by resolution;
- * the pre-deduction is that price for the request (spec "External model run": frozen_amount).
+ * the pre-deduction is that price for the request (spec "External model run": frozen_amount). The API
+ * has no list of models, so a `--seed FILE` entry has the fields below.
  */
 
 export const GENERATION_CATEGORIES = [
@@ -11,25 +15,45 @@ export const GENERATION_CATEGORIES = [
 ] as const;
 export type GenerationCategory = (typeof GENERATION_CATEGORIES)[number];
 
-export interface VideoModel {
-  model: string;
-  provider: string;
-  endpoint: string;
-  generation_categories: readonly GenerationCategory[];
-  price_per_second: Readonly<Record<string, string>>;
-  default_resolution: string;
-  ratios: readonly string[];
-  min_duration: number;
-  max_duration: number;
-  default_duration: number;
-}
+export const videoModelSchema = z
+  .object({
+    model: nonEmpty,
+    provider: z.string().default(""),
+    endpoint: z.string().default("videos"),
+    generation_categories: z.array(choice(GENERATION_CATEGORIES)).min(1),
+    price_per_second: z
+      .record(nonEmpty, decimal)
+      .refine((prices) => Object.keys(prices).length > 0, { message: "must price at least one resolution" }),
+    default_resolution: nonEmpty,
+    ratios: z.array(nonEmpty).min(1),
+    min_duration: z.int().min(1),
+    max_duration: z.int().min(1),
+    default_duration: z.int().min(1),
+  })
+  .superRefine((model, ctx) => {
+    if (!Object.hasOwn(model.price_per_second, model.default_resolution)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["default_resolution"],
+        message: `must be one of the priced resolutions (${Object.keys(model.price_per_second).join(", ")})`,
+      });
+    }
+    if (model.default_duration < model.min_duration || model.default_duration > model.max_duration) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["default_duration"],
+        message: `must be from min_duration (${model.min_duration}) to max_duration (${model.max_duration})`,
+      });
+    }
+  });
+export type VideoModel = z.infer<typeof videoModelSchema>;
 
 export const VIDEO_MODELS: readonly VideoModel[] = [
   {
     model: "demo-video",
     provider: "demo",
     endpoint: "videos",
-    generation_categories: GENERATION_CATEGORIES,
+    generation_categories: [...GENERATION_CATEGORIES],
     price_per_second: { "480p": "0.05000000", "720p": "0.10000000", "1080p": "0.20000000" },
     default_resolution: "720p",
     ratios: ["16:9", "9:16", "1:1"],

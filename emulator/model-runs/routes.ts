@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { fingerprint } from "../core/auth";
 import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { pagingQuery, parseBody, parseQuery } from "../core/validation";
 import { AssetStore } from "../assets/store";
-import { MODEL_RUN_STATUSES, ModelRunStore } from "./store";
+import type { VideoModel } from "./models";
+import { MODEL_RUN_STATUSES, type ModelRunSnapshot, modelRunsStateSchema } from "./state";
+import { ModelRunStore } from "./store";
 
 const submitBody = z.object({
   idempotency_key: z.string().min(1).max(256),
-  request_id: z.string().min(1).optional(),
+  request_id: z.string().min(1).max(256).optional(),
   inputs: z.record(z.string(), z.unknown()),
 });
 const listQuery = z.object({
@@ -22,14 +23,16 @@ const cancelBody = z.object({ run_id: z.string().min(1) });
 const eventsQuery = z.object({ run_id: z.string().min(1) });
 
 /** External video-model tasks (spec "External model tasks"), scoped to the calling API key. */
-export class ModelRunsRoom extends StoreRoom<ModelRunStore> {
+export class ModelRunsRoom extends StoreRoom<ModelRunSnapshot, ModelRunStore> {
   readonly name = "model-runs";
+  readonly stateSchema = modelRunsStateSchema;
 
   constructor(
     private readonly ctx: RoomContext,
     assets: AssetStore,
+    models: readonly VideoModel[],
   ) {
-    super(new ModelRunStore(ctx.wallet, assets, ctx.ids.next));
+    super(new ModelRunStore(ctx.wallet, assets, ctx.ids.next, models));
   }
 
   register(api: FastifyInstance): void {
@@ -56,8 +59,6 @@ export class ModelRunsRoom extends StoreRoom<ModelRunStore> {
 
   /** The user pays; the key is the scope (spec "GET /model-runs/list": scope is the calling API key). */
   private caller(request: FastifyRequest): { user: string; scope: string } {
-    const user = this.ctx.currentUser(request);
-    const key = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
-    return { user, scope: fingerprint(key) };
+    return { user: this.ctx.currentUser(request), scope: this.ctx.currentKeyId(request) };
   }
 }

@@ -1,7 +1,10 @@
-import { dueByNow, earliestDue } from "../core/schedule";
 import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/errors";
-import { paginate } from "../core/validation";
+import type { KnownState } from "../core/room";
+import { dueByNow, earliestDue } from "../core/schedule";
+import { chunk, type Chunks, SettledJson } from "../core/settled-json";
+import { requireReservation, requireUser } from "../core/state-schema";
+import { paginate, requireStorableInputs } from "../core/validation";
 import { money, Wallet } from "../core/wallet";
 import {
   checkMediaValue,
@@ -13,26 +16,9 @@ import {
 import { MediaType } from "../assets/media-types";
 import { AssetStore } from "../assets/store";
 import { GENERATION_CATEGORIES, GenerationCategory, VIDEO_MODELS, VideoModel } from "./models";
+import type { EventType, ModelRunRecord, ModelRunSnapshot, ModelRunStatus } from "./state";
 
-export type ModelRunStatus = "created" | "queued" | "running" | "completed" | "failed" | "cancelled";
-export const MODEL_RUN_STATUSES: readonly ModelRunStatus[] = [
-  "created",
-  "queued",
-  "running",
-  "completed",
-  "failed",
-  "cancelled",
-];
-type SettlementStatus = "pending" | "settled" | "released";
-type EventType =
-  | "created"
-  | "reserved"
-  | "gateway_submitted"
-  | "gateway_refreshed"
-  | "settled"
-  | "released"
-  | "cancelled"
-  | "failed";
+export { MODEL_RUN_STATUSES, type ModelRunStatus } from "./state";
 
 /**
  * The run lifecycle as data (DESIGN §5: 5 s queued, then 30 s running). The outcome is decided at
@@ -48,52 +34,10 @@ export const MODEL_RUN_STAGES: Record<
 };
 export const FAILURE_MARKER = "FAIL";
 
-export interface ModelRunEvent {
-  seq: number;
-  event_type: EventType;
-  run_status: ModelRunStatus;
-  settlement_status: SettlementStatus;
-  amount: string;
-  error_message: string;
-  at: number;
-}
-
-export interface ModelRunRecord {
-  run_id: string;
-  /** sha256 of the API key that created the run: the scope of list, cancel and events (spec "GET /model-runs/list"). */
-  key_scope: string;
-  user: string;
-  idempotency_key: string;
-  request_id: string;
-  endpoint: string;
-  model: string;
-  provider: string;
-  gateway_task_id: string;
-  status: ModelRunStatus;
-  settlement_status: SettlementStatus;
-  reservation_id: string;
-  frozen_amount: string;
-  settled_amount: string;
-  released_amount: string;
-  error_code: string;
-  error_message: string;
-  inputs: Record<string, unknown>;
-  outcome: "completed" | "failed";
-  due: { status: "running" | "outcome"; at: number } | null;
-  created_at: number;
-  updated_at: number;
-  events: ModelRunEvent[];
-}
-
 export interface VideoSubmit {
   idempotency_key: string;
   request_id?: string;
   inputs: Record<string, unknown>;
-}
-
-export interface ModelRunSnapshot {
-  runs: ModelRunRecord[];
-  seq: number;
 }
 
 const KNOWN_INPUTS = new Set([
@@ -121,10 +65,17 @@ export function localTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
 }
 
+/** Spec: the same API key plus the same idempotency key returns the same task; a JSON tuple cannot collide. */
+function idempotencyKeyOf(keyScope: string, idempotencyKey: string): string {
+  return JSON.stringify([keyScope, idempotencyKey]);
+}
+
 export class ModelRunStore {
   private runs = new Map<string, ModelRunRecord>();
-  /** `${key_scope}\n${idempotency_key}` to run_id (spec: same API key plus same key returns the same task). */
+  /** idempotencyKeyOf(...) to run_id. */
   private byIdempotencyKey = new Map<string, string>();
+  /** A run without a pending step is completed, failed or cancelled, and never changes again. */
+  private readonly json = new SettledJson<ModelRunRecord>((run) => run.due === null);
   private seq = 0;
 
   constructor(
@@ -136,7 +87,8 @@ export class ModelRunStore {
 
   /** Synchronous from the idempotency lookup to the pre-deduction, so concurrent twins cannot both charge. */
   submit(keyScope: string, user: string, request: VideoSubmit, now: number) {
-    const idemKey = `${keyScope}\n${request.idempotency_key}`;
+    requireStorableInputs(request.inputs);
+    const idemKey = idempotencyKeyOf(keyScope, request.idempotency_key);
     const existing = this.byIdempotencyKey.get(idemKey);
     if (existing) return { ...this.present(this.runs.get(existing)!), idempotent_replay: true };
 
@@ -236,13 +188,26 @@ export class ModelRunStore {
     return { runs: [...this.runs.values()].map((r) => structuredClone(r)), seq: this.seq };
   }
 
-  restore(state: unknown): void {
-    const snapshot = state as ModelRunSnapshot;
+  serializeState(): Chunks {
+    return [chunk('{"runs":'), ...this.json.list(this.runs.values()), chunk(`,"seq":${this.seq}}`)];
+  }
+
+  restore(snapshot: ModelRunSnapshot): void {
     this.runs = new Map(snapshot.runs.map((r) => [r.run_id, structuredClone(r)]));
     this.byIdempotencyKey = new Map(
-      snapshot.runs.map((r) => [`${r.key_scope}\n${r.idempotency_key}`, r.run_id]),
+      snapshot.runs.map((r) => [idempotencyKeyOf(r.key_scope, r.idempotency_key), r.run_id]),
     );
     this.seq = snapshot.seq;
+  }
+
+  /** A run still to settle or release needs its user and its pre-deduction. */
+  checkState(snapshot: ModelRunSnapshot, known: KnownState): void {
+    snapshot.runs.forEach((run, index) => {
+      requireUser(known, `runs[${index}].user`, run.user);
+      if (run.settlement_status === "pending") {
+        requireReservation(known, `runs[${index}].reservation_id`, run.reservation_id);
+      }
+    });
   }
 
   reset(): void {
@@ -331,7 +296,10 @@ export class ModelRunStore {
     const resolution =
       optional(raw, "resolution", "a string", (v): v is string => typeof v === "string") ??
       model.default_resolution;
-    const rate = model.price_per_second[resolution];
+    // An own property only: a resolution named "constructor" is no price.
+    const rate = Object.hasOwn(model.price_per_second, resolution)
+      ? model.price_per_second[resolution]
+      : undefined;
     if (rate === undefined) {
       throw paramError(
         "inputs.resolution",

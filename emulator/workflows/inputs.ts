@@ -1,20 +1,7 @@
 import { businessError, ApiError } from "../core/errors";
 import { checkMediaValue, LabelBook, MediaContext, MediaInputProblem } from "../assets/media-inputs";
-import { MediaType } from "../assets/media-types";
 import { AssetStore } from "../assets/store";
-import { ManifestEntry } from "./seed";
-
-/** value_type (and its accepted aliases) to the media kind it takes (spec "Workflow detail"). */
-const MEDIA_VALUE_TYPES: Record<string, MediaType> = {
-  image_input: "image",
-  image: "image",
-  video_input: "video",
-  video: "video",
-  audio_input: "audio",
-  audio: "audio",
-  file_input: "file",
-  file: "file",
-};
+import { type ManifestEntry, MEDIA_VALUE_TYPES } from "./entries";
 
 /** Legacy flag accepted on every workflow (spec "POST /workflow/run/submit"). */
 const LEGACY_FLAG = "contains_real_person_material";
@@ -39,12 +26,12 @@ export function checkWorkflowInputs(
 ): Record<string, unknown> {
   const byName = new Map(manifest.map((entry) => [entry.name, entry]));
   const media: MediaContext = { assets, owner, now, labels: new LabelBook() };
-  const checked: Record<string, unknown> = {};
+  const checked: [string, unknown][] = [];
   for (const [name, value] of Object.entries(inputs)) {
     if (name === LEGACY_FLAG) {
       if (typeof value !== "boolean")
         throw engineRejection(`invalid input ${name}`, `inputs.${name} must be a boolean`);
-      checked[name] = value;
+      checked.push([name, value]);
       continue;
     }
     const entry = byName.get(name);
@@ -55,17 +42,19 @@ export function checkWorkflowInputs(
         `inputs.${name} is not in the manifest; declared names: ${declared}`,
       );
     }
-    checked[name] = checkValue(entry, value, media);
+    checked.push([name, checkValue(entry, value, media)]);
   }
   // Spec rule 5 says a missing required input makes "the run fail"; refusing at submit fails it before any charge.
-  const missing = manifest.filter((entry) => entry.required && !(entry.name in inputs)).map((e) => e.name);
+  const missing = manifest
+    .filter((entry) => entry.required && !Object.hasOwn(inputs, entry.name))
+    .map((e) => e.name);
   if (missing.length > 0) {
     throw engineRejection(
       `missing required input ${missing[0]}`,
       `required inputs not sent: ${missing.join(", ")}`,
     );
   }
-  return checked;
+  return Object.fromEntries(checked);
 }
 
 function checkValue(entry: ManifestEntry, value: unknown, media: MediaContext): unknown {
@@ -79,7 +68,7 @@ function checkValue(entry: ManifestEntry, value: unknown, media: MediaContext): 
     }
     return value;
   }
-  const mediaType = MEDIA_VALUE_TYPES[entry.value_type];
+  const mediaType = MEDIA_VALUE_TYPES.get(entry.value_type);
   if (mediaType) {
     // Spec shows one resource per media input; a list is accepted too since labels bind "to the order of the resources".
     const values = Array.isArray(value) ? value : [value];

@@ -4,9 +4,9 @@ import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { pagingQuery, parseBody, parseQuery } from "../core/validation";
 import { AssetStore } from "../assets/store";
+import type { WorkflowDefinition } from "./entries";
+import { RUN_STATUSES, type WorkflowSnapshot, workflowsStateSchema } from "./state";
 import { WorkflowStore } from "./store";
-
-const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 
 const marketListQuery = z.object({
   ...pagingQuery,
@@ -30,14 +30,16 @@ const runListQuery = z.object({
 });
 
 /** Workflow market, run submission and run queries (spec "Workflows"; field-notes "Workflow runs"). */
-export class WorkflowsRoom extends StoreRoom<WorkflowStore> {
+export class WorkflowsRoom extends StoreRoom<WorkflowSnapshot, WorkflowStore> {
   readonly name = "workflows";
+  readonly stateSchema = workflowsStateSchema;
 
   constructor(
     private readonly ctx: RoomContext,
     assets: AssetStore,
+    workflows: readonly WorkflowDefinition[],
   ) {
-    super(new WorkflowStore(ctx.wallet, assets, ctx.ids.next));
+    super(new WorkflowStore(ctx.wallet, assets, ctx.ids.next, workflows));
   }
 
   register(api: FastifyInstance): void {

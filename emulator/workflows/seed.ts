@@ -4,70 +4,11 @@
  * one may incur external model cost. Seed ids are stable across resets.
  */
 
-export interface UiSchema {
-  control: "select" | "input";
-  options_source: string;
-  options: { label: string; value: string | number | boolean }[];
-}
+import type { ManifestEntry, UiSchema, WorkflowDefinition, WorkflowRevision } from "./entries";
 
-export interface ManifestEntry {
-  name: string;
-  display_name: string;
-  description: string;
-  value_type: string;
-  required: boolean;
-  default_value: unknown;
-  ui_schema?: UiSchema;
-  bindings: { node_id: string; field: string; binding_type: string }[];
-  sort_order: number;
-}
-
-export interface OutputEntry {
-  name: string;
-  type: "image" | "video" | "audio";
-  description: string;
-  node_id: string;
-  output_key: string;
-  file_index: number;
-  history_count: number;
-  sort_order: number;
-}
-
-export interface WorkflowRevision {
-  revision_id: string;
-  /** Absent on old revisions, which then report `4080` (spec "Workflow detail"). */
-  gpu_model?: string;
-  quote_amount: string;
-  /** Actual compute price per simulated second of running; settlement multiplies it by the running time. */
-  compute_rate_per_second: string;
-  /** Billed on success of a workflow that may incur external model cost. */
-  external_model_cost: string;
-  parameters: ManifestEntry[];
-  outputs: OutputEntry[];
-}
-
-export interface WorkflowDefinition {
-  workflow_id: string;
-  title: string;
-  description: string;
-  tags: string[];
-  covers: string[];
-  owner: { user_id: string; display_name: string };
-  /** Visible to everyone; a non-public workflow is visible to its owner only (spec "GET /workflow/market/info"). */
-  public: boolean;
-  may_incur_external_model_cost: boolean;
-  external_cost_notice: string;
-  updated_at: number;
-  current_revision_id: string;
-  revisions: WorkflowRevision[];
-}
-
-const GPU_MODELS = ["4080", "4090D", "5090"];
-
+/** Old revisions name no GPU model and report `4080` (spec "Workflow detail"). */
 export function gpuModelOf(revision: WorkflowRevision): string {
-  return revision.gpu_model !== undefined && GPU_MODELS.includes(revision.gpu_model)
-    ? revision.gpu_model
-    : "4080";
+  return revision.gpu_model ?? "4080";
 }
 
 function param(

@@ -1,14 +1,18 @@
-import { dueByNow, earliestDue } from "../core/schedule";
 import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/errors";
-import { paginate } from "../core/validation";
+import type { KnownState } from "../core/room";
+import { dueByNow, earliestDue } from "../core/schedule";
+import { chunk, type Chunks, SettledJson } from "../core/settled-json";
+import { requireReservation, requireUser, StateProblem } from "../core/state-schema";
+import { paginate, requireStorableInputs } from "../core/validation";
 import { money, Wallet } from "../core/wallet";
 import { AssetStore } from "../assets/store";
 import { checkWorkflowInputs } from "./inputs";
-import { gpuModelOf, SEED_WORKFLOWS, WorkflowDefinition, WorkflowRevision } from "./seed";
+import type { WorkflowDefinition, WorkflowRevision } from "./entries";
+import { gpuModelOf, SEED_WORKFLOWS } from "./seed";
+import type { LogEntry, RunRecord, RunStatus, WorkflowSnapshot } from "./state";
 
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-type Outcome = "succeeded" | "failed";
+export type { RunStatus } from "./state";
 
 /**
  * The run lifecycle as data (DESIGN §5: 5 s queued, then 20 s running). The outcome is decided at
@@ -20,49 +24,6 @@ export const RUN_STAGES: Record<"queued" | "running", { seconds: number; next: "
   running: { seconds: 20, next: "outcome" },
 };
 export const FAILURE_MARKER = "FAIL";
-
-export interface LogEntry {
-  at: number;
-  event_type: string;
-  level: "info" | "error";
-  message: string;
-  node_id: string;
-  progress_percent: number;
-}
-
-export interface RunRecord {
-  run_order_id: string;
-  owner: string;
-  workflow_id: string;
-  revision_id: string;
-  idempotency_key: string;
-  quote_amount: string;
-  quote_currency: string;
-  reservation_id: string;
-  freeze_status: "frozen" | "released";
-  submission_status: "submitted";
-  run_status: RunStatus;
-  settlement_status: "pending" | "settled";
-  task_id: string;
-  prompt_id: string;
-  billing_run_id: string;
-  inputs: Record<string, unknown>;
-  outputs: Record<string, string>;
-  compute_cost: string;
-  external_model_cost: string;
-  total_cost: string;
-  final_amount: string;
-  released_amount: string;
-  error_code: string;
-  error_message: string;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  terminal_at: number | null;
-  outcome: Outcome;
-  due: { status: "running" | "outcome"; at: number } | null;
-  logs: LogEntry[];
-}
 
 export interface SubmitRequest {
   workflow_id: string;
@@ -87,21 +48,25 @@ export interface RunListQuery {
   page_size?: number;
 }
 
-export interface WorkflowSnapshot {
-  runs: RunRecord[];
-}
-
 const OUTPUT_HOST = "https://outputs.gpucloud-emulator.invalid";
+const MARKET_SORTS = new Set(["latest", "popular"]);
 const ZERO = money(0);
 
 export function isoUtc(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** Spec submit rule 1: one run per user, workflow and idempotency key; a JSON tuple cannot collide. */
+function idempotencyKeyOf(user: string, workflowId: string, idempotencyKey: string): string {
+  return JSON.stringify([user, workflowId, idempotencyKey]);
+}
+
 export class WorkflowStore {
   private runs = new Map<string, RunRecord>();
-  /** `${user}\n${workflow_id}\n${idempotency_key}` to run_order_id (spec submit rule 1). */
+  /** idempotencyKeyOf(...) to run_order_id. */
   private byIdempotencyKey = new Map<string, string>();
+  /** A run without a pending step is settled and never changes again. */
+  private readonly json = new SettledJson<RunRecord>((run) => run.due === null);
 
   constructor(
     private readonly wallet: Wallet,
@@ -111,8 +76,10 @@ export class WorkflowStore {
   ) {}
 
   marketList(user: string, query: MarketQuery) {
-    // Spec names only `latest` as a sort value; anything else is refused rather than silently ignored.
-    if (query.sort !== undefined && query.sort !== "latest") throw paramError("sort", "must be latest");
+    // Spec names `latest`; public clients also send `popular`. Anything else is refused, not ignored.
+    if (query.sort !== undefined && !MARKET_SORTS.has(query.sort)) {
+      throw paramError("sort", `must be one of ${[...MARKET_SORTS].join(", ")}`);
+    }
     const keyword = query.keyword?.trim().toLowerCase() ?? "";
     const tag = query.tag?.trim().toLowerCase() ?? "";
     const matching = this.visible(user)
@@ -122,7 +89,7 @@ export class WorkflowStore {
           [w.title, w.description, ...w.tags].some((t) => t.toLowerCase().includes(keyword)),
       )
       .filter((w) => tag === "" || w.tags.some((t) => t.toLowerCase() === tag))
-      .sort((a, b) => b.updated_at - a.updated_at || a.workflow_id.localeCompare(b.workflow_id));
+      .sort(query.sort === "popular" ? (a, b) => this.byPopularity(a, b) : byLatest);
     const page = query.page ?? 1;
     const pageSize = query.page_size ?? 20;
     const items = paginate(matching, page, pageSize).map((w) => {
@@ -166,15 +133,17 @@ export class WorkflowStore {
   }
 
   /**
-   * Everything before the pre-deduction is synchronous and the first step is the idempotency lookup,
-   * so concurrent identical submits cannot both charge: the second sees the first's record.
+   * Everything before the pre-deduction is synchronous and the idempotency lookup comes before any
+   * charge, so concurrent identical submits cannot both charge: the second sees the first's record.
+   * The workflow is checked first: only a workflow the caller can see has runs to replay.
    */
   submit(user: string, request: SubmitRequest, now: number) {
-    const idemKey = `${user}\n${request.workflow_id}\n${request.idempotency_key}`;
+    requireStorableInputs(request.inputs);
+    const workflow = this.workflow(user, request.workflow_id);
+    const idemKey = idempotencyKeyOf(user, workflow.workflow_id, request.idempotency_key);
     const existing = this.byIdempotencyKey.get(idemKey);
     if (existing) return { ...this.presentRun(this.runs.get(existing)!), idempotent_replay: true };
 
-    const workflow = this.workflow(user, request.workflow_id);
     const revisionId = request.revision_id ?? workflow.current_revision_id;
     const revision = workflow.revisions.find((r) => r.revision_id === revisionId);
     if (!revision) throw notFound("workflow revision", `${workflow.workflow_id}@${revisionId}`);
@@ -303,12 +272,32 @@ export class WorkflowStore {
     return { runs: [...this.runs.values()].map((r) => structuredClone(r)) };
   }
 
-  restore(state: unknown): void {
-    const snapshot = state as WorkflowSnapshot;
+  serializeState(): Chunks {
+    return [chunk('{"runs":'), ...this.json.list(this.runs.values()), chunk("}")];
+  }
+
+  restore(snapshot: WorkflowSnapshot): void {
     this.runs = new Map(snapshot.runs.map((r) => [r.run_order_id, structuredClone(r)]));
     this.byIdempotencyKey = new Map(
-      snapshot.runs.map((r) => [`${r.owner}\n${r.workflow_id}\n${r.idempotency_key}`, r.run_order_id]),
+      snapshot.runs.map((r) => [idempotencyKeyOf(r.owner, r.workflow_id, r.idempotency_key), r.run_order_id]),
     );
+  }
+
+  /** A run still to settle needs its owner, its pre-deduction and its revision (for the actual cost). */
+  checkState(snapshot: WorkflowSnapshot, known: KnownState): void {
+    snapshot.runs.forEach((run, index) => {
+      const at = `runs[${index}]`;
+      requireUser(known, `${at}.owner`, run.owner);
+      if (run.due === null) return;
+      requireReservation(known, `${at}.reservation_id`, run.reservation_id);
+      const workflow = this.workflows.find((w) => w.workflow_id === run.workflow_id);
+      if (!workflow?.revisions.some((r) => r.revision_id === run.revision_id)) {
+        throw new StateProblem(
+          `${at}.revision_id`,
+          `workflow ${run.workflow_id} has no revision ${run.revision_id} in this emulator's catalogue (was the state saved with another --seed?)`,
+        );
+      }
+    });
   }
 
   reset(): void {
@@ -393,6 +382,17 @@ export class WorkflowStore {
     };
   }
 
+  /** Most runs first (the emulator's reading of `popular`), then the latest. */
+  private byPopularity(a: WorkflowDefinition, b: WorkflowDefinition): number {
+    return this.runCount(b.workflow_id) - this.runCount(a.workflow_id) || byLatest(a, b);
+  }
+
+  private runCount(workflowId: string): number {
+    let count = 0;
+    for (const run of this.runs.values()) if (run.workflow_id === workflowId) count += 1;
+    return count;
+  }
+
   private visible(user: string): WorkflowDefinition[] {
     return this.workflows.filter((w) => w.public || w.owner.user_id === user);
   }
@@ -438,5 +438,10 @@ function containsFailureMarker(value: unknown): boolean {
 }
 
 function extensionOf(type: "image" | "video" | "audio"): string {
-  return { image: "png", video: "mp4", audio: "mp3" }[type];
+  if (type === "image") return "png";
+  return type === "video" ? "mp4" : "mp3";
+}
+
+function byLatest(a: WorkflowDefinition, b: WorkflowDefinition): number {
+  return b.updated_at - a.updated_at || a.workflow_id.localeCompare(b.workflow_id);
 }

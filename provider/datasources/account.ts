@@ -1,8 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { connect, DataSourceOptions, withClient } from "./client";
+import { connect, withClient } from "./client";
+import type { DataSourceOptions } from "./options";
 import { CURRENCY, Currency } from "./pricing";
 
-/** The caller's account balance (api-v2.md: Balance). */
+/** The caller's account balance. */
 export interface Balance {
   /** Cash balance. */
   balance: number;

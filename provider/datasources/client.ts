@@ -1,27 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
-import { GpuCloudClient } from "../../sdk";
-import { Connection, ConnectionOverrides, resolveConnection } from "../config";
-
-/** Options every data source accepts. */
-export interface DataSourceOptions extends ConnectionOverrides {
-  /**
-   * Items per page when walking a list (default: the SDK's). Every page is read whatever the size;
-   * a smaller size only means more requests. Catalogue results are cached regardless of it.
-   */
-  pageSize?: number;
-}
+import type { GpuCloudClient } from "../../sdk";
+import { clientFor, configuredValue } from "../framework/context";
+import { Connection, resolveConnection } from "../settings";
+import type { DataSourceOptions, InputArgs } from "./options";
 
 const MAX_PAGE_SIZE = 100;
-
-/** Arguments of an `...Output` form: each field may be a `pulumi.Input`. */
-export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
 /** Opens a client for one data source call and always closes it, so no socket outlives the call. */
 export async function withClient<T>(
   connection: Connection,
   use: (client: GpuCloudClient) => Promise<T>,
 ): Promise<T> {
-  const client = new GpuCloudClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey });
+  const client = clientFor(connection);
   try {
     return await use(client);
   } finally {
@@ -29,10 +19,12 @@ export async function withClient<T>(
   }
 }
 
-/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (../config.ts). */
+/** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (../settings.ts). */
 export function connect(opts: DataSourceOptions | undefined, requireKey = true): Connection {
-  // The program's stack config, read by fully qualified key (`gpucloud:apiKey`) like the provider does.
-  return resolveConnection(pulumi.runtime.getConfig, opts ?? {}, requireKey);
+  // Read by fully qualified key (`gpucloud:apiKey`): in a program its stack config, in the native
+  // plugin (whose Invoke runs these functions) the config the engine configured it with.
+  const lookup = (key: string) => configuredValue(key) ?? pulumi.runtime.getConfig(key);
+  return resolveConnection(lookup, opts ?? {}, requireKey);
 }
 
 export function paging(opts: DataSourceOptions | undefined): { pageSize?: number } {

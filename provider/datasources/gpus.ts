@@ -1,11 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Gpu as RawGpu } from "../../sdk";
-import { connect, DataSourceOptions, InputArgs, lift, withClient } from "./client";
+import { connect, lift, withClient } from "./client";
+import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { AmbiguousMatchError, listForMessage, NoMatchError } from "./errors";
 import { Currency, Price, toPrice } from "./pricing";
 
-/** A GPU model of the catalogue (api-v2.md: GPU model). */
+/** A GPU model of the catalogue. */
 export interface GpuModel {
   /** Id to pass as an Instance's `gpuUuid`. */
   gpuUuid: string;

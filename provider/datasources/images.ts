@@ -4,7 +4,8 @@ import {
   type MarketImage as RawMarketImage,
   type PersonalImage as RawPersonalImage,
 } from "../../sdk";
-import { connect, DataSourceOptions, InputArgs, lift, paging, withClient } from "./client";
+import { connect, lift, paging, withClient } from "./client";
+import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { withDefined } from "./shape";
 
@@ -18,7 +19,7 @@ export interface ImageComponents {
   ubuntu: string;
 }
 
-/** A public market image (api-v2.md: Market image). */
+/** A public market image. */
 export interface MarketImage {
   /** Id to pass as an Instance's `imageUuid`. */
   imageUuid: string;
@@ -42,7 +43,7 @@ export interface GetMarketImagesResult {
   images: MarketImage[];
 }
 
-/** One of the caller's own saved images (api-v2.md: Personal image). */
+/** One of the caller's own saved images. */
 export interface PersonalImageSummary {
   /** Id to pass as an Instance's `imageUuid` or a PersonalImage's adopted id. */
   imageUuid: string;

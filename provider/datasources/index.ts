@@ -1,5 +1,5 @@
-export { ConfigurationError } from "../config";
-export type { DataSourceOptions, InputArgs } from "./client";
+export { ConfigurationError } from "../settings";
+export type { DataSourceOptions, InputArgs } from "./options";
 export { clearCatalogueCache } from "./catalogue-cache";
 export { LookupError, NoMatchError, AmbiguousMatchError } from "./errors";
 export { CURRENCY, estimateHourlyPrice, estimateHourlyPriceOutput } from "./pricing";

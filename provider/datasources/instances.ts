@@ -1,12 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { collect, instanceStatusName, type Instance as RawInstance, type ServerMapEntry } from "../../sdk";
-import { connect, DataSourceOptions, paging, withClient } from "./client";
+import { connect, paging, withClient } from "./client";
+import type { DataSourceOptions } from "./options";
 import { withDefined } from "./shape";
 
 /**
- * An exposed service of an instance (api-v2.md: server_map entry). The SSH password is left out on
+ * An exposed service of an instance (an entry of its server_map). The SSH password is left out on
  * purpose: a data source result is not a secret, so it would land in plain text wherever the program
- * exports it. Read it from the Instance resource's `services` output, which is a secret.
+ * exports it. Read it from the Instance resource's `sshPasswords` output, which is a secret.
  */
 export interface InstanceService {
   title: string;
@@ -19,12 +20,12 @@ export interface InstanceService {
   ssh?: { host: string; port: number; username: string };
 }
 
-/** One of the caller's instances as /instance/list reports it (api-v2.md: Instance). */
+/** One of the caller's instances as /instance/list reports it. */
 export interface InstanceSummary {
   instanceUuid: string;
-  /** Numeric status (api-v2.md, States and transitions). */
+  /** Numeric status (2 running, 4 stopped, ...; see statusName). */
   status: number;
-  /** `running`, `stopped`, ... (field-notes.md, Instance life). */
+  /** The status by name: `running`, `stopped`, ... */
   statusName: string;
   /** "" when the instance has no title. */
   title: string;
@@ -40,11 +41,11 @@ export interface InstanceSummary {
   imageUuid?: string;
   imageName?: string;
   imageTag?: string;
-  /** Billing type; the meaning of its values is not published (api-v2.md). */
+  /** Billing type; the API does not publish the meaning of its values. */
   chargingType?: number;
   /** Scheduled shutdown, when the cloud reports one. */
   shutdownRegular?: { enable: boolean; shutdownTime: number };
-  /** The idle-close rule, when the cloud reports one (the emulator does; api-v2.md does not list it). */
+  /** The idle-close rule, when the cloud reports one (the emulator does; the API does not document it). */
   idleClose?: { idlePeriodMinutes: number; destroy: boolean; gpuThreshold: number; memoryThreshold: number };
   /** 1 uploading, 2 saved, 3 failed, when an image was saved from the instance. */
   saveImageStatus?: number;

@@ -1,11 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { collect, type Pod as RawPod } from "../../sdk";
-import { connect, DataSourceOptions, InputArgs, lift, paging, withClient } from "./client";
+import { connect, lift, paging, withClient } from "./client";
+import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { AmbiguousMatchError, listForMessage, NoMatchError } from "./errors";
 import { Currency, CURRENCY, Price, toPrice } from "./pricing";
 
-/** A pod, an application-market template instances are created from (api-v2.md: Pod). */
+/** A pod, an application-market template instances are created from. */
 export interface Pod {
   /** Id to pass as an Instance's `podUuid`. */
   podUuid: string;

@@ -1,13 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import Decimal from "decimal.js";
 import { GPU_NUMS } from "../../sdk";
-import { InputArgs } from "./client";
+import type { InputArgs } from "./options";
 
 /** The only currency the cloud prices in (field-notes.md, Prices). */
 export const CURRENCY = "CNY";
 export type Currency = typeof CURRENCY;
 
-/** A catalogue price (api-v2.md: GPU model, Pod). `hour` is always present; the others when the cloud lists them. */
+/** A catalogue price (of a GPU model or a pod). `hour` is always present; the others when the cloud lists them. */
 export interface Price {
   /** Price per hour. */
   hour: number;

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ManifestEntry, OutputEntry, WorkflowDetail } from "../../sdk";
-import { connect, DataSourceOptions, InputArgs, lift, withClient } from "./client";
+import { connect, lift, withClient } from "./client";
+import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { CURRENCY } from "./pricing";
 import { withDefined } from "./shape";
@@ -11,7 +12,7 @@ export interface ParameterOption {
   value: string | number | boolean;
 }
 
-/** One input a run may (or must) set (api-v2.md: editable_parameter_manifest entry). */
+/** One input a run may (or must) set (an entry of the API's editable_parameter_manifest). */
 export interface WorkflowParameter {
   /** The key to use in a run's inputs. */
   name: string;
@@ -29,7 +30,7 @@ export interface WorkflowParameter {
   sortOrder: number;
 }
 
-/** One output a run can produce (api-v2.md: candidate_output_manifest entry). */
+/** One output a run can produce (an entry of the API's candidate_output_manifest). */
 export interface WorkflowOutput {
   name: string;
   /** `image`, `video` or `audio`. */
@@ -42,7 +43,7 @@ export interface WorkflowOutput {
   sortOrder: number;
 }
 
-/** A published workflow's detail (api-v2.md: Workflow detail). */
+/** A published workflow's detail. */
 export interface Workflow {
   workflowId: string;
   /** The current published revision; pin it in runs to lock the version. */
@@ -59,7 +60,7 @@ export interface Workflow {
   quoteAmountText?: string;
   /** Currently always CNY. */
   quoteCurrency: string;
-  /** `4080`, `4090D` or `5090`; api-v2.md says `4080` stands in when the revision names none. */
+  /** `4080`, `4090D` or `5090`; `4080` when the revision names none (the API's rule). */
   gpuModel: string;
   /** When true, runs must accept the external cost risk. */
   mayIncurExternalModelCost: boolean;
@@ -77,7 +78,7 @@ export interface GetWorkflowArgs {
 /**
  * Reads a published workflow with its parameter and output manifests. A published revision does
  * not change under a running program, so each workflow is fetched once per run and API key (a
- * non-public workflow is visible to its owner only; see catalogue-cache.ts). A workflow that does
+ * non-public workflow is visible to its owner only). A workflow that does
  * not exist, or is another user's non-public one, throws the SDK's `NotFoundError`.
  *
  * @example

@@ -12,16 +12,10 @@ import {
   getPodOutput,
   getPods,
 } from "../../provider/datasources";
-import { connectionFor, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
+import { connectionFor, requests, useDataSourceCloud } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => freshStart(emu));
+const emu = useDataSourceCloud();
 
 describe("one catalogue fetch per run", () => {
   it("serves every concurrent GPU lookup, in both forms, from one GET /gpu/list", async () => {

@@ -8,21 +8,16 @@ import {
   getMarketImages,
   getPods,
 } from "../../provider/datasources";
-import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
+import { API_KEY, requests, useDataSourceCloud } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
-let emu: RunningEmulator;
+const emu = useDataSourceCloud();
 const savedEnv = { ...process.env };
 
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
+beforeEach(() => {
   delete process.env.GPUCLOUD_BASE_URL;
   delete process.env.GPUCLOUD_API_KEY;
   pulumi.runtime.setAllConfig({});
-  await freshStart(emu);
 });
 afterEach(() => {
   process.env = { ...savedEnv };

@@ -7,18 +7,15 @@ import {
   NoMatchError,
 } from "../../provider/datasources";
 import { GpuModel, matchGpuName, pickGpu } from "../../provider/datasources/gpus";
-import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
+import { connectionFor, requests, useDataSourceCloud } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
-let emu: RunningEmulator;
+const emu = useDataSourceCloud();
 let opts: { baseUrl: string; apiKey: string };
 
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
-  opts = { baseUrl: emu.url, apiKey: API_KEY };
+beforeAll(() => {
+  opts = connectionFor(emu);
 });
-afterAll(() => emu.close());
-beforeEach(() => freshStart(emu));
 
 describe("getGpus", () => {
   it("lists the valid models with hourly prices in CNY", async () => {

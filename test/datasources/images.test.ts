@@ -10,21 +10,14 @@ import {
 import {
   advance,
   connectionFor,
-  freshStart,
   OTHER_KEY,
   requests,
-  RunningEmulator,
-  startFrozenEmulator,
-} from "./harness";
+  useDataSourceCloud,
+  freshStart,
+} from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => freshStart(emu));
+const emu = useDataSourceCloud();
 
 describe("getMarketImages", () => {
   it("lists every market image with its components, without an API key", async () => {

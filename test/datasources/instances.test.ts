@@ -12,27 +12,20 @@ import {
   advance,
   API_KEY,
   connectionFor,
-  freshStart,
   OTHER_KEY,
   requests,
-  RunningEmulator,
-  startFrozenEmulator,
+  useDataSourceCloud,
   USER,
-} from "./harness";
+} from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
-let emu: RunningEmulator;
+const emu = useDataSourceCloud();
 let client: GpuCloudClient;
 
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
+beforeAll(() => {
   client = new GpuCloudClient({ baseUrl: emu.url, apiKey: API_KEY });
 });
-afterAll(async () => {
-  await client.close();
-  await emu.close();
-});
-beforeEach(() => freshStart(emu));
+afterAll(() => client.close());
 
 async function createInstances(count: number): Promise<string[]> {
   const opts = connectionFor(emu);

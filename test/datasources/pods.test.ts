@@ -8,16 +8,10 @@ import {
   Pod,
 } from "../../provider/datasources";
 import { pickPod } from "../../provider/datasources/pods";
-import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
+import { API_KEY, requests, useDataSourceCloud, freshStart } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => freshStart(emu));
+const emu = useDataSourceCloud();
 
 describe("getPods", () => {
   it("lists every pod with its tags, latest tag and hourly price in CNY", async () => {

@@ -6,16 +6,10 @@ import {
   getPod,
   getPodOutput,
 } from "../../provider/datasources";
-import { connectionFor, freshStart, RunningEmulator, startFrozenEmulator } from "./harness";
+import { connectionFor, useDataSourceCloud } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => freshStart(emu));
+const emu = useDataSourceCloud();
 
 describe("estimateHourlyPrice", () => {
   it("adds the pod's hourly price to the GPU's times gpuNums, labelled an estimate", async () => {

@@ -5,19 +5,14 @@ import {
   getInstancesOutput,
   getPodOutput,
 } from "../../provider/datasources";
-import { API_KEY, freshStart, requests, RunningEmulator, startFrozenEmulator } from "./harness";
+import { API_KEY, requests, useDataSourceCloud } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
 /** Inputs each mocked resource was registered with, by resource name. */
 const registered = new Map<string, Record<string, unknown>>();
-let emu: RunningEmulator;
+const emu = useDataSourceCloud();
 
-beforeAll(async () => {
-  emu = await startFrozenEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await freshStart(emu);
+beforeEach(() => {
   registered.clear();
   pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emu.url, "gpucloud:apiKey": API_KEY }, [
     "gpucloud:apiKey",

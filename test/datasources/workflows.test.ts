@@ -1,19 +1,12 @@
-import { startEmulator } from "pulumi-gpucloud/emulator";
 import { NotFoundError } from "pulumi-gpucloud/sdk";
 import { getWorkflow, getWorkflowOutput } from "../../provider/datasources";
-import { freshStart, requests, RunningEmulator } from "./harness";
+import { requests, useDataSourceCloud } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 
 const ALICE = "alice-key";
 const STUDIO = "studio-key";
-let emu: RunningEmulator;
+const emu = useDataSourceCloud([`alice:${ALICE}`, `studio:${STUDIO}`]);
 const as = (apiKey: string) => ({ baseUrl: emu.url, apiKey });
-
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0, timeScale: 0, apiKeys: [`alice:${ALICE}`, `studio:${STUDIO}`] });
-});
-afterAll(() => emu.close());
-beforeEach(() => freshStart(emu));
 
 describe("getWorkflow", () => {
   it("reads the current revision, its quote as a number and as written, and the GPU model", async () => {

@@ -77,7 +77,8 @@ describe("emulator account", () => {
   it("stops a running instance whose charge took the balance below zero", async () => {
     const uuid = await runningInstance(t);
     await t.admin("PUT", `/users/${DEMO_USER}/balance`, { balance: 1 });
-    await t.advance(BILLING_PERIOD_SECONDS - 60);
+    // The first hour was pre-deducted at creation; the second hour's charge takes the balance below zero.
+    await t.advance(2 * BILLING_PERIOD_SECONDS - 60);
     expect((await instanceInfo(t, uuid)).body.data.status).toBe(21);
     await t.advance(10);
     expect((await instanceInfo(t, uuid)).body.data.status).toBe(22);
@@ -130,6 +131,72 @@ describe("emulator account", () => {
 
     it("needs a key", async () => {
       expect((await t.api("GET", "/recharge/list", { key: null })).status).toBe(401);
+    });
+  });
+
+  describe("the first hour is pre-deducted, so parallel creates cannot overdraw the balance", () => {
+    const create = () => createBody().then((body) => t.api("POST", "/instance/create_by_pod", { body }));
+    const createBody = async () => ({
+      pod_uuid: (await pod(t, "ComfyUI")).uuid,
+      gpu_uuid: await gpuUuid(t, "4090D"),
+      gpu_nums: 1,
+    });
+
+    it.each([
+      [1, 1],
+      [3.5, 3],
+    ])("with a balance of %s hours, 50 concurrent creates make %s instances", async (hours, made) => {
+      const price = await hourly(1);
+      await t.admin("PUT", `/users/${DEMO_USER}/balance`, { balance: price.times(hours).toFixed(8) });
+      const body = await createBody();
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => t.api("POST", "/instance/create_by_pod", { body })),
+      );
+      const refused = answers.filter((a) => a.status === 400);
+      expect(answers.filter((a) => a.body.code === 0)).toHaveLength(made);
+      expect(refused).toHaveLength(50 - made);
+      for (const answer of refused) expect(answer.body.msg).toMatch(/^insufficient balance: /);
+      expect((await t.api("GET", "/instance/list")).body.data.total).toBe(made);
+      expect(await balance()).toBe(
+        price
+          .times(hours - made)
+          .toDecimalPlaces(8)
+          .toNumber(),
+      );
+      await t.advance(BILLING_PERIOD_SECONDS);
+      expect(await balance()).toBe(
+        price
+          .times(hours - made)
+          .toDecimalPlaces(8)
+          .toNumber(),
+      );
+      expect((await bills()).total).toBe(made);
+    });
+
+    it("shows the pre-deduction at once and gives back what a destroy in the first hour did not use", async () => {
+      const price = await hourly(1);
+      const { instance_uuid } = (await create()).body.data;
+      expect(await balance()).toBe(new Decimal(1000).minus(price).toNumber());
+      await t.advance(360);
+      await t.api("POST", "/instance/destroy", { body: { instance_uuid } });
+      expect(await balance()).toBe(
+        new Decimal(1000).minus(price.dividedBy(10).toDecimalPlaces(8)).toNumber(),
+      );
+    });
+
+    it("pre-deducts again on startup, and refuses a startup the balance does not cover", async () => {
+      const price = await hourly(1);
+      const uuid = await runningInstance(t);
+      await t.api("POST", "/instance/shutdown", { body: { instance_uuid: uuid } });
+      await t.advance(10);
+      await t.admin("PUT", `/users/${DEMO_USER}/balance`, { balance: price.minus("0.01").toFixed(8) });
+      const refused = await t.api("POST", "/instance/startup", { body: { instance_uuid: uuid } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.msg).toMatch(/^insufficient balance: /);
+      await t.admin("PUT", `/users/${DEMO_USER}/balance`, { balance: price.toFixed(8) });
+      expect((await t.api("POST", "/instance/startup", { body: { instance_uuid: uuid } })).body.code).toBe(0);
+      expect(await balance()).toBe(0);
+      expect((await create()).status).toBe(400);
     });
   });
 

@@ -52,6 +52,20 @@ function exitCode(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }
 
+/** Runs the CLI to its end and returns what it printed. */
+async function runToEnd(
+  out: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = runCli(out, args);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const code = await exitCode(child);
+  return { code, stdout, stderr };
+}
+
 describe("gpucloud-emulator CLI", () => {
   let out: string;
   beforeAll(() => {
@@ -107,17 +121,159 @@ describe("gpucloud-emulator CLI", () => {
       "--time-scale",
       "--rate-limit",
       "--state",
+      "--seed",
+      "--durations",
+      "--latency",
+      "--utilization",
+      "--request-timeout",
+      "--max-connections",
+      "--error-status",
       "--help",
     ]) {
       expect(text).toContain(option);
     }
   });
 
-  it("refuses an invalid option value with a message and exit code 2", async () => {
-    const child = runCli(out, ["--port", "seventy"]);
+  it("prints the help the README shows, so the README lists every option", async () => {
+    const { stdout } = await runToEnd(out, ["--help"]);
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const shown = /npm run emulator -- --help\n```\n\n```\n([\s\S]*?)```/.exec(readme);
+    expect(shown?.[1]).toBe(stdout);
+  });
+
+  it.each([
+    [["--port", "seventy"], "--port: 'seventy' is not a number"],
+    [["--port", "70000"], "--port: must be at most 65535"],
+    [["--balance=-5"], "--balance: must be a decimal number of at least 0"],
+    [["--time-scale=-1"], "--time-scale: must be at least 0"],
+    [["--time-scale", "-1"], "--time-scale"],
+    [["--rate-limit", "1.5"], "--rate-limit: must be an integer"],
+    [["--latency", "/instance/create_by_podd=5"], "--latency: /instance/create_by_podd is not an API path"],
+    [["--latency", "/instance/list=fast"], "--latency: '/instance/list=fast' is not NAME=N"],
+    [["--latency", "default=700000"], "--latency: default: must be at most 600000"],
+    [["--durations", "boot=60,warp=3"], "--durations: warp is not a duration"],
+    [["--durations", "boot=-1"], "--durations: 'boot=-1' is not NAME=N"],
+    [["--durations", "boot=1,boot=2"], "--durations: boot is given twice"],
+    [["--durations", "__proto__=5"], "--durations: __proto__ is not a duration"],
+    [["--latency", "__proto__=5"], "--latency: __proto__ is not an API path"],
+    [["--utilization", "120"], "--utilization: gpu: must be at most 100"],
+    [["--utilization", "10,20,30"], "--utilization: '10,20,30' is not GPU or GPU,FB"],
+    [["--request-timeout", "0"], "--request-timeout: must be at least 1"],
+    [["--max-connections", "many"], "--max-connections: 'many' is not a number"],
+    [["--api-key", "bad key"], "--api-key: [0]: must be KEY or USER:KEY"],
+    [["--seed", "/nonexistent/seed.json"], "seed file /nonexistent/seed.json cannot be read (ENOENT)"],
+  ])("refuses %j with one line naming the option, exit code 2 and no banner", async (args, message) => {
+    const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", ...args]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain(message);
+  });
+});
+
+describe("gpucloud-emulator --state", () => {
+  let out: string;
+  let dir: string;
+  beforeAll(() => {
+    out = transpileEmulator();
+    dir = mkdtempSync(join(tmpdir(), "gpucloud-cli-state-"));
+  });
+  afterAll(() => {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = async (args: string[]) => {
+    const child = runCli(out, ["--port", "0", "--time-scale", "0", ...args]);
+    let stderr = "";
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    const url = /listening on (\S+)$/.exec(await firstLine(child))![1];
+    const stop = async () => {
+      const exited = exitCode(child);
+      child.kill("SIGTERM");
+      await exited;
+    };
+    return { url, stop, stderr: () => stderr };
+  };
+  const balanceOf = async (url: string, key: string) => {
+    const res = await fetch(`${url}/api/open/v2/balance/info`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    return ((await res.json()) as { data?: { balance: number } }).data?.balance;
+  };
+
+  it.each([
+    [
+      "another version",
+      JSON.stringify({ version: 2, now: 1, keys: [], wallet: {}, rooms: {} }),
+      "version: is 2",
+    ],
+    ["a now that is not a number", JSON.stringify({ version: 1, now: "abc" }), "now: must be a number"],
+    ["{}", "{}", "version: is required"],
+    ["truncated JSON", '{"version": 1, "now": 17', "is not valid JSON"],
+    ["an empty file", "", "is empty"],
+    [
+      "a wrong shape inside a room",
+      JSON.stringify({
+        version: 1,
+        now: 1_800_000_000,
+        keys: [{ key: "k", user: "u", disabled: false }],
+        wallet: { balances: { u: "1.00000000" }, reservations: [], bills: {} },
+        rooms: { instances: [{ instance_uuid: "ins-1", status: "running" }] },
+      }),
+      "rooms.instances[0].owner: is required",
+    ],
+  ])("refuses a state file with %s, names it, and leaves it as it was", async (_what, text, problem) => {
+    const file = join(dir, `bad-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, text);
+    const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", "--state", file]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain(`state file ${file}`);
+    expect(stderr).toContain(problem);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("accepts --api-key keys besides the saved ones and opens new users with --balance, saying so", async () => {
+    const file = join(dir, "keys.json");
+    const first = await start(["--state", file, "--api-key", "team:old-key", "--balance", "40"]);
+    expect(await balanceOf(first.url, "old-key")).toBe(40);
+    await first.stop();
+
+    const second = await start([
+      "--state",
+      file,
+      "--api-key",
+      "team:new-key",
+      "--api-key",
+      "solo:solo-key",
+      "--balance",
+      "7",
+    ]);
+    try {
+      expect(await balanceOf(second.url, "old-key")).toBe(40);
+      expect(await balanceOf(second.url, "new-key")).toBe(40);
+      expect(await balanceOf(second.url, "solo-key")).toBe(7);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(second.stderr()).toContain("--balance 7 is the starting balance of users new to");
+    } finally {
+      await second.stop();
+    }
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const moved = await runToEnd(out, ["--port", "0", "--state", file, "--api-key", "other:old-key"]);
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toContain("--api-key: API key key_");
+    expect(moved.stderr).toContain("belongs to user team");
+  });
+
+  it("refuses an --error-status it does not know, naming the allowed modes", async () => {
+    const child = runCli(out, ["--port", "0", "--error-status", "quiet"]);
     let text = "";
     child.stderr!.on("data", (chunk) => (text += chunk));
     expect(await exitCode(child)).toBe(2);
-    expect(text).toContain("--port");
+    expect(text).toContain('--error-status: must be one of http, envelope, got "quiet"');
   });
 });

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fingerprint } from "pulumi-gpucloud/emulator";
@@ -6,7 +7,9 @@ import {
   createInstance,
   DEMO_KEY,
   DEMO_USER,
+  gpuUuid,
   instanceInfo,
+  pod,
   startTestEmulator,
   type TestEmulator,
 } from "./helpers";
@@ -234,6 +237,100 @@ describe("emulator fault injection", () => {
     const started = Date.now();
     expect((await t.api("GET", "/instance/list")).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it("late_commit holds the request, then carries it out though the client is gone", async () => {
+    await t.admin("POST", "/faults", { path: "/instance/create_by_pod", kind: "late_commit", ms: 300 });
+    const body = JSON.stringify({
+      pod_uuid: (await pod(t, "ComfyUI")).uuid,
+      gpu_uuid: await gpuUuid(t, "4090D"),
+      gpu_nums: 1,
+    });
+    // The client sends the whole request and gives up at once, as one whose timeout expired.
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect({ host: "127.0.0.1", port: t.running.port }, () => {
+        socket.end(
+          `POST /api/open/v2/instance/create_by_pod HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+          () => {
+            socket.destroy();
+            resolve();
+          },
+        );
+      });
+      socket.once("error", reject);
+    });
+    let total = 0;
+    for (let tries = 0; total === 0 && tries < 200; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      total = (await t.api("GET", "/instance/list")).body.data.total;
+    }
+    expect(total).toBe(1);
+  });
+
+  it("late_commit answers a client that waits, after the hold", async () => {
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "late_commit", ms: 300 });
+    const started = Date.now();
+    expect((await t.api("GET", "/instance/list")).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it("refuses late_commit without ms, ms on a kind that does not hold, and count with probability", async () => {
+    const refused = async (fault: Record<string, unknown>) =>
+      (await t.admin("POST", "/faults", { path: "/instance/list", ...fault })).body.msg;
+    expect(await refused({ kind: "late_commit" })).toMatch(/^ms: is required for late_commit/);
+    expect(await refused({ kind: "http_500", ms: 5 })).toBe("ms: only applies to delay and late_commit");
+    expect(await refused({ kind: "http_500", count: 2, probability: 0.5 })).toBe(
+      "probability: give either count or probability, not both",
+    );
+    expect(await refused({ kind: "http_500", seed: 1 })).toBe("seed: only applies with probability");
+    expect(await refused({ kind: "http_500", probability: 1.5 })).toBe("probability: must be at most 1");
+  });
+
+  it("fails each call with a probability, repeatably with a seed, and lists how the fault fared", async () => {
+    const statuses = async () => {
+      await t.admin("DELETE", "/faults");
+      await t.admin("POST", "/faults", {
+        path: "/instance/list",
+        kind: "http_500",
+        probability: 0.5,
+        seed: 42,
+      });
+      const seen: number[] = [];
+      for (let i = 0; i < 40; i += 1) seen.push((await t.api("GET", "/instance/list")).status);
+      return seen;
+    };
+    const first = await statuses();
+    const failed = first.filter((s) => s === 500).length;
+    expect(failed).toBeGreaterThan(5);
+    expect(failed).toBeLessThan(35);
+    expect(first.filter((s) => s !== 500).every((s) => s === 200)).toBe(true);
+    expect((await t.admin("GET", "/faults")).body.faults).toEqual([
+      { path: "/instance/list", kind: "http_500", probability: 0.5, seed: 42, calls: 40, fired: failed },
+    ]);
+    expect(await statuses()).toEqual(first);
+  });
+
+  it("drops one pending fault by its place in the list (the console's clear button)", () => {
+    const table = t.running.emulator.faults;
+    table.add({ path: "/a", kind: "http_500", count: 2 });
+    table.add({ path: "/b", kind: "http_503", probability: 0.5 });
+    expect(table.remove(0)).toBe(true);
+    expect(table.list().map((f) => f.path)).toEqual(["/b"]);
+    expect(table.remove(1)).toBe(false);
+    expect(table.remove(-1)).toBe(false);
+    table.clear();
+  });
+
+  it("fails every call with probability 1 and none with 0, until the fault is cleared", async () => {
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_503", probability: 1 });
+    await t.admin("POST", "/faults", { path: "/gpu/list", kind: "http_503", probability: 0 });
+    for (let i = 0; i < 5; i += 1) {
+      expect((await t.api("GET", "/instance/list")).status).toBe(503);
+      expect((await t.api("GET", "/gpu/list")).status).toBe(200);
+    }
+    await t.admin("DELETE", "/faults");
+    expect((await t.api("GET", "/instance/list")).status).toBe(200);
   });
 
   it("refuses an unknown fault kind with 400 code 1", async () => {

@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import {
   type EmulatorOptions,
   type RunningEmulator,
@@ -142,4 +143,14 @@ export async function callsByEndpoint(t: TestEmulator): Promise<Record<string, n
     counted[endpoint] = (counted[endpoint] ?? 0) + 1;
   }
   return counted;
+}
+
+/** Everything the server sends on a raw connection until it closes it. */
+export function untilClosed(socket: Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk.toString()));
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve(text));
+  });
 }

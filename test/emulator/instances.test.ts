@@ -72,14 +72,26 @@ describe("emulator instances", () => {
       expect(answer.body).toEqual({ code: 1, msg: "gpu_nums: must be one of 1, 2, 4, 8" });
     });
 
-    it("refuses an unknown pod, an unknown tag, an unknown GPU and an invalid GPU", async () => {
+    it("answers an unknown pod as a missing image: 404 code -1", async () => {
+      const answer = await post("/instance/create_by_pod", {
+        pod_uuid: "pod-missing",
+        gpu_uuid: await gpuUuid(t, "4080"),
+        gpu_nums: 1,
+      });
+      expect(answer.status).toBe(404);
+      expect(answer.body).toMatchObject({
+        code: -1,
+        msg: expect.stringMatching(/^pod not found: pod-missing/),
+      });
+    });
+
+    it("refuses an unknown tag, an unknown GPU and an invalid GPU with 400 code 1", async () => {
       const comfy = await pod(t, "ComfyUI");
       const gpu = await gpuUuid(t, "4080");
       const invalid = (await t.api("GET", "/gpu/list")).body.data.gpu_list.find(
         (g: { status: number }) => g.status === 0,
       ).gpu_uuid;
       const cases = [
-        [{ pod_uuid: "pod-missing", gpu_uuid: gpu, gpu_nums: 1 }, /^pod_uuid: /],
         [{ pod_uuid: comfy.uuid, pod_tag: "v0.0.0", gpu_uuid: gpu, gpu_nums: 1 }, /^pod_tag: /],
         [{ pod_uuid: comfy.uuid, gpu_uuid: "gpu-missing", gpu_nums: 1 }, /^gpu_uuid: /],
         [{ pod_uuid: comfy.uuid, gpu_uuid: invalid, gpu_nums: 1 }, /^gpu_uuid: .*not available/],
@@ -127,8 +139,20 @@ describe("emulator instances", () => {
         { image_uuid: image.uuid, gpu_uuid: gpu, gpu_nums: 1 },
         "other-key",
       );
-      expect(theirs.status).toBe(400);
-      expect(theirs.body.msg).toMatch(/^image_uuid: /);
+      expect(theirs.status).toBe(404);
+      expect(theirs.body).toMatchObject({ code: -1, msg: expect.stringMatching(/^image not found: /) });
+    });
+
+    it("answers an unknown image with the spec's missing-image code -1 (HTTP 404)", async () => {
+      const answer = await post("/instance/create_by_image", {
+        image_uuid: "img-missing",
+        gpu_uuid: await gpuUuid(t, "4090D"),
+        gpu_nums: 1,
+      });
+      expect(answer.status).toBe(404);
+      expect(answer.body.code).toBe(-1);
+      expect(answer.body.msg).toContain("img-missing");
+      expect((await t.api("GET", "/instance/list")).body.data.total).toBe(0);
     });
 
     it("refuses an image that is still being saved", async () => {

@@ -107,11 +107,21 @@ describe("workflow market", () => {
   });
 
   it("refuses an unknown sort and a page of 0 with code 1", async () => {
-    expect((await get("/workflow/market/list?sort=popular")).body).toMatchObject({
+    expect((await get("/workflow/market/list?sort=trending")).body).toMatchObject({
       code: 1,
-      msg: "sort: must be latest",
+      msg: "sort: must be one of latest, popular",
     });
     expect((await get("/workflow/market/list?page=0")).status).toBe(400);
+  });
+
+  it("accepts sort=popular, as public clients send it, and puts the most-run workflow first", async () => {
+    const ids = async (sort: string) =>
+      (await get(`/workflow/market/list?sort=${sort}`)).body.data.items.map((w: Json) => w.workflow_id);
+    expect(await ids("latest")).toEqual([REMIX, PORTRAIT]);
+    expect(await ids("popular")).toEqual([REMIX, PORTRAIT]);
+    expect((await submit(portrait())).body.code).toBe(0);
+    expect(await ids("popular")).toEqual([PORTRAIT, REMIX]);
+    expect(await ids("latest")).toEqual([REMIX, PORTRAIT]);
   });
 
   it("shows a non-public workflow to its owner only", async () => {

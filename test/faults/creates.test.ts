@@ -5,15 +5,17 @@
  * the instances the state holds, and destroy (still under fire) must leave none.
  */
 import type { ResourceState } from "../harness";
-import { bounded, FaultSchedule, seconds, startFaultWorld, type FaultWorld } from "./world";
+import { startWorld, type World } from "../support/world";
+import { bounded, FAULT_EMULATOR, FaultSchedule, seconds } from "./schedule";
+import { reportFigure } from "../support/figures";
 
 const CREATES = 100;
 const CONCURRENCY = 20;
 const CREATE_PATH = "/instance/create_by_pod";
 
 describe("creates under fire", () => {
-  let w: FaultWorld;
-  beforeAll(async () => (w = await startFaultWorld()));
+  let w: World;
+  beforeAll(async () => (w = await startWorld({ emulator: FAULT_EMULATOR })));
   afterAll(() => w.stop());
 
   it("leaves no instance the state does not know, none twice, and none after destroy", async () => {
@@ -55,7 +57,8 @@ describe("creates under fire", () => {
     const left = w.cloudInstances();
     const other = schedule.figures.get("other")!;
 
-    console.log(
+    reportFigure(
+      "faults",
       `faults[1 creates under fire]: creates=${CREATES} succeeded=${state.length} failed=${failures.length} ` +
         `dropped=${schedule.describe("create")} other-faults=${schedule.describe("other")} ` +
         `(500=${other.byKind.http_500 ?? 0} reset=${other.byKind.reset ?? 0}) ` +

@@ -11,14 +11,10 @@ import { findOrphans, formatReport, type StackExport } from "pulumi-gpucloud";
 import { asStackExport } from "../../provider/orphans";
 import { REPO_ROOT, type Harness, type Props, type ResourceState } from "../harness";
 import { DEMO_KEY } from "../emulator/helpers";
-import {
-  providerConfig,
-  providerTexts,
-  seconds,
-  startFaultWorld,
-  startHarness,
-  type FaultWorld,
-} from "./world";
+import { gpucloudHarness, providerConfig, providerTexts } from "../support/providers";
+import { startWorld, type World } from "../support/world";
+import { FAULT_EMULATOR, seconds } from "./schedule";
+import { reportFigure } from "../support/figures";
 
 const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
 /** How long the evaluator's create call is held at the emulator; the provider is killed meanwhile. */
@@ -78,14 +74,14 @@ async function until(what: string, condition: () => boolean, timeoutMs = 5000): 
 }
 
 describe("a provider killed in the middle of a fleet create", () => {
-  let w: FaultWorld;
-  beforeAll(async () => (w = await startFaultWorld()));
+  let w: World;
+  beforeAll(async () => (w = await startWorld({ emulator: FAULT_EMULATOR })));
   afterAll(() => w.stop());
 
   it("leaves an instance no stack knows, and gpucloud-orphans lists exactly it", async () => {
     const started = performance.now();
     const provider = (await providerTexts()).Instance;
-    const fleet = await startHarness(providerConfig(w.emu.url));
+    const fleet = await gpucloudHarness({ config: providerConfig(w.emu.url) });
     const names = ["web-0", "web-1", "web-2", "trainer", "evaluator"];
     const inputs = await Promise.all(
       names.map((name, i) =>
@@ -172,7 +168,8 @@ describe("a provider killed in the middle of a fleet create", () => {
       stderr: expect.stringContaining("Could not read"),
     });
 
-    console.log(
+    reportFigure(
+      "faults",
       `faults[3 provider killed mid-create]: fleet=${names.length} stored=${done.length} pending-creates=${report.pendingCreates.length} ` +
         `cloud=${report.cloud} orphans-listed=${report.orphans.length} (flagged pending=${report.orphans[0].pendingCreates.length}) ` +
         `cli-exit=${json.code} after-adopt-exit=${clean.code} in ${seconds(performance.now() - started)}`,

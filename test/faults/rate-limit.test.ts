@@ -16,7 +16,9 @@ import type { LoggedRequest } from "../../emulator/core/requestlog";
 import { fingerprint } from "pulumi-gpucloud/emulator";
 import type { Harness, Props, ResourceState } from "../harness";
 import { gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
-import { bounded, providerConfig, seconds, seeded, startHarness } from "./world";
+import { gpucloudHarness, providerConfig } from "../support/providers";
+import { bounded, seconds, seeded } from "./schedule";
+import { reportFigure } from "../support/figures";
 
 const RATE = 5;
 const OPERATIONS = 300;
@@ -67,7 +69,10 @@ describe("a 429 storm", () => {
       arrivals.push({ at: Date.now(), entry: logged });
       return logged;
     };
-    h = await startHarness(providerConfig(emu.url, PROVIDER_KEY), { GPUCLOUD_REQUEST_LOG: requestLog });
+    h = await gpucloudHarness({
+      config: providerConfig(emu.url, PROVIDER_KEY),
+      env: { GPUCLOUD_REQUEST_LOG: requestLog },
+    });
   });
   afterAll(async () => {
     await h?.stop();
@@ -133,7 +138,8 @@ describe("a 429 storm", () => {
       .map((line) => JSON.parse(line) as RequestEvent);
     const early = sentInsideRetryAfter(sent);
 
-    console.log(
+    reportFigure(
+      "faults",
       `faults[2 429 storm]: rate-limit=${RATE}/s operations=${OPERATIONS} (reads=${OPERATIONS - UPDATES} updates=${UPDATES}) ` +
         `failed=${failures.length} requests=${own.length} answered-429=${refused} sent-before-retry-after=${early} ` +
         `(client log: ${sent.length} requests, ${sent.filter((e) => e.status === 429).length} 429s; ` +

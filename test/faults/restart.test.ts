@@ -13,7 +13,9 @@ import * as path from "node:path";
 import * as readline from "node:readline";
 import { REPO_ROOT, type Harness, type ResourceState } from "../harness";
 import { DEMO_KEY } from "../emulator/helpers";
-import { bounded, providerConfig, seconds, startHarness } from "./world";
+import { gpucloudHarness, providerConfig } from "../support/providers";
+import { bounded, seconds } from "./schedule";
+import { reportFigure } from "../support/figures";
 
 const CREATES = 30;
 const CONCURRENCY = 10;
@@ -78,7 +80,7 @@ describe("an emulator killed and restarted from its state file in the middle of 
 
   beforeAll(async () => {
     emu = await startCli(args("0"));
-    h = await startHarness(providerConfig(emu.url));
+    h = await gpucloudHarness({ config: providerConfig(emu.url) });
   });
   afterAll(async () => {
     await h?.stop();
@@ -148,13 +150,14 @@ describe("an emulator killed and restarted from its state file in the middle of 
     const lostAtKill = atKill!.rooms.instances.filter((i) => !inFile.has(i.instance_uuid));
     const orphaned = [...titles.keys()].filter((id) => !acknowledged.some((s) => s.id === id));
 
-    console.log(
+    reportFigure(
+      "faults",
       `faults[4 emulator killed and restarted with --state]: creates=${CREATES} acknowledged=${acknowledged.length} ` +
         `failed=${failures.length} killed-after=${RESTART_AFTER} held-at-kill=${atKill!.rooms.instances.length} ` +
         `down=${seconds(downMs)} lost-at-kill=${lostAtKill.length} acknowledged-lost=${lost.length} orphaned=${orphaned.length} ` +
         `clock-kept=${after.now >= atKill!.now} in ${seconds(performance.now() - started)}`,
     );
-    if (failures.length > 0) console.log(`faults[4] failed creates: ${failures.join(" | ")}`);
+    if (failures.length > 0) reportFigure("faults", `faults[4] failed creates: ${failures.join(" | ")}`);
     expect({ lost, lostAtKill, orphaned }).toEqual({ lost: [], lostAtKill: [], orphaned: [] });
     // A create cut by the kill may fail (its answer and its instance can be lost together), never silently.
     expect(acknowledged.length + failures.length).toBe(CREATES);

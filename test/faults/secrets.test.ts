@@ -8,7 +8,10 @@ import { inspect } from "node:util";
 import { GpuCloudClient, type RequestEvent } from "pulumi-gpucloud/sdk";
 import type { Harness, Props, ResourceState } from "../harness";
 import { gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
-import { providerConfig, providerTexts, seconds, startHarness } from "./world";
+import { advancing } from "../support/clock";
+import { gpucloudHarness, providerConfig, providerTexts } from "../support/providers";
+import { seconds } from "./schedule";
+import { reportFigure } from "../support/figures";
 
 const GOOD_KEY = "sk-live-7f3a9c1e-good-4b2d";
 const WRONG_KEY = "sk-live-7f3a9c1e-wrong-9e8d";
@@ -48,22 +51,12 @@ describe("secrets", () => {
     } finally {
       delete process.env.GPUCLOUD_API_KEY;
     }
-    h = await startHarness(providerConfig(emu.url, GOOD_KEY));
+    h = await gpucloudHarness({ config: providerConfig(emu.url, GOOD_KEY) });
   });
   afterAll(async () => {
     await h?.stop();
     await emu?.close();
   });
-
-  const advancing = async <T>(work: Promise<T>): Promise<T> => {
-    let done = false;
-    const settled = work.finally(() => (done = true));
-    while (!done) {
-      emu.running.advance(10);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    return settled;
-  };
 
   it("keeps the API key out of everything and the SSH password in the secret output only", async () => {
     const started = performance.now();
@@ -90,6 +83,7 @@ describe("secrets", () => {
 
     // The full lifecycle.
     let instance = await advancing(
+      emu,
       h.create("Instance", await h.checked("Instance", { ...spec, title: "vault" })),
     );
     store("Instance", instance);
@@ -98,7 +92,7 @@ describe("secrets", () => {
     for (const change of [{ title: "vault-2" }, { title: "vault-2", running: false }, { title: "vault-2" }]) {
       const news = await h.checked("Instance", { ...spec, ...change }, instance.inputs);
       keep("diffs", await h.diff("Instance", instance.id, instance.outputs, news));
-      instance = await advancing(h.update("Instance", instance, news));
+      instance = await advancing(emu, h.update("Instance", instance, news));
       store("Instance", instance);
       notePasswords();
     }
@@ -111,13 +105,14 @@ describe("secrets", () => {
     store("IdleClosePolicy", policy);
     store("IdleClosePolicy", await h.refresh("IdleClosePolicy", policy));
     const image = await advancing(
+      emu,
       h.create("PersonalImage", await h.checked("PersonalImage", { instanceUuid: instance.id })),
     );
     store("PersonalImage", image);
     store("PersonalImage", await h.refresh("PersonalImage", image));
     await h.delete("PersonalImage", image);
     await h.delete("IdleClosePolicy", policy);
-    await advancing(h.delete("Instance", instance));
+    await advancing(emu, h.delete("Instance", instance));
 
     expect(instanceRecords()).toEqual([]);
 
@@ -125,7 +120,7 @@ describe("secrets", () => {
     await emu.admin("POST", `/keys/${DOOMED_KEY}/disable`);
     const events: RequestEvent[] = [];
     for (const key of [WRONG_KEY, DOOMED_KEY]) {
-      const bad = await startHarness(providerConfig(emu.url, key));
+      const bad = await gpucloudHarness({ config: providerConfig(emu.url, key) });
       const checkedSpec = await bad.checked("Instance", spec);
       // Each attempt's failure is taken as it happens: they run at once and may fail in any order.
       const outcomes = [
@@ -196,7 +191,8 @@ describe("secrets", () => {
         .filter(([, n]) => n > 0),
     );
 
-    console.log(
+    reportFigure(
+      "faults",
       `faults[6 secrets]: scanned=${(text.length / 1024).toFixed(0)}KiB in ${everywhereElse.reduce((n, [, t]) => n + t.length, 0)} items ` +
         `(${everywhereElse.map(([where, t]) => `${where}=${t.length}`).join(", ")}) ` +
         `api-key-hits=${keyHits.reduce((a, b) => a + b, 0)} ssh-passwords=${sshPasswords.length} ` +

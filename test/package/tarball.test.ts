@@ -1,6 +1,7 @@
 /**
- * What `npm pack` puts in the tarball users install: the four entry points' compiled code and types, and
- * nothing of this repository's own (bench, demo, dev, examples, tests, sources, source maps).
+ * What `npm pack` puts in the tarball users install: the entry points' compiled code and types, the native
+ * plugin's folder and schema, and nothing of this repository's own (bench, demo, dev, examples, tests,
+ * sources, source maps).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -20,8 +21,8 @@ interface Manifest {
   engines: { node: string };
 }
 
-/** Folders of the tarball: the compiled entry points (the native plugin's folder will join them). */
-const SHIPPED = /^dist\/(sdk|provider|emulator|testing)\/[^/].*\.(js|d\.ts)$/;
+/** The compiled entry points, and the native plugin's folder and schema. */
+const SHIPPED = /^(dist\/(sdk|provider|emulator|testing)\/[^/].*\.(js|d\.ts)|plugin\/[^/]+|schema\.json)$/;
 
 describe("the published package", () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as Manifest;

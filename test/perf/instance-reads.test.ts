@@ -6,7 +6,8 @@ import {
   TimeoutError,
   type Instance,
 } from "pulumi-gpucloud/sdk";
-import { InstanceReads } from "../../provider/instance-reads";
+import { InstanceReads } from "../../provider/resources/instance/reads";
+import { advancing } from "../support/clock";
 import {
   callsByEndpoint,
   DEMO_KEY,
@@ -40,17 +41,6 @@ describe("coalesced instance reads against the emulator", () => {
   }
 
   const calls = () => callsByEndpoint(t);
-
-  /** Moves the frozen clock while `work` runs, so waits end without sleeping through real minutes. */
-  async function advancing<T>(work: Promise<T>): Promise<T> {
-    let done = false;
-    const settled = work.finally(() => (done = true));
-    while (!done) {
-      await t.advance(10);
-      await new Promise((resolve) => setTimeout(resolve, 15));
-    }
-    return settled;
-  }
 
   it("answers 150 reads arriving together with one walk of two pages and no info call", async () => {
     const uuids = await create(150);
@@ -111,6 +101,7 @@ describe("coalesced instance reads against the emulator", () => {
     const reads = new InstanceReads(api);
     const started = Date.now();
     const running = await advancing(
+      t,
       Promise.all(uuids.map((u) => reads.waitForStatus(u, [2], { timeoutMs: 20_000, pollIntervalMs: 20 }))),
     );
     const elapsed = Date.now() - started;
@@ -125,7 +116,7 @@ describe("coalesced instance reads against the emulator", () => {
     await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });
     const reads = new InstanceReads(api);
     const options = { timeoutMs: 20_000, pollIntervalMs: 10 };
-    const running = await advancing(Promise.all(uuids.map((u) => reads.waitForStatus(u, [2], options))));
+    const running = await advancing(t, Promise.all(uuids.map((u) => reads.waitForStatus(u, [2], options))));
     expect(running.map((i) => i.status)).toEqual([2, 2, 2]);
   });
 

@@ -1,6 +1,6 @@
 import type { ResourceState } from "../harness";
 import { callsByEndpoint } from "../emulator/helpers";
-import { startWorld, type World } from "../provider/world";
+import { startWorld, type World } from "../support/world";
 
 /** Coalescing as Pulumi drives it: many resources' calls at once through one dynamic-provider server. */
 describe("a fleet of Instances through the provider server", () => {

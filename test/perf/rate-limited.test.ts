@@ -6,7 +6,7 @@
 import { GpuCloudClient, type RequestEvent } from "pulumi-gpucloud/sdk";
 import { userOfKeySpec } from "../../emulator";
 import { InstancesRoom } from "../../emulator/instances/routes";
-import { InstanceReads } from "../../provider/instance-reads";
+import { InstanceReads } from "../../provider/resources/instance/reads";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 
 const RATE = 10;
@@ -29,11 +29,16 @@ describe("a client under a rate limit", () => {
   });
   afterEach(() => api.close());
 
-  /** 429s to requests sent after the client had received its first 429. */
-  function laterWave429s(): RequestEvent[] {
+  /**
+   * The most requests the client sent in any one second once the pause after its first 429 was over:
+   * what the pacing gate controls. (How many 429s the server then returns depends on how evenly the
+   * requests arrive, which a loaded machine skews; the bench reports that figure.)
+   */
+  function mostSendsInASecondAfterThePause(): number {
     const refused = events.filter((e) => e.status === 429);
-    const firstReceived = Math.min(...refused.map((e) => e.sentAt + e.durationMs));
-    return refused.filter((e) => e.sentAt > firstReceived);
+    const pauseEnd = Math.min(...refused.map((e) => e.sentAt + e.durationMs + (e.retryAfterMs ?? 1000)));
+    const sends = events.map((e) => e.sentAt).filter((t) => t >= pauseEnd);
+    return Math.max(...sends.map((t) => sends.filter((u) => u >= t && u < t + 1000).length));
   }
 
   it("learns the allowed rate from the first wave of 429s and stays under it", async () => {
@@ -43,8 +48,8 @@ describe("a client under a rate limit", () => {
     // Ten a second, 5 % apart: 105 ms; a straggler of the first wave can make it a tenth more.
     expect(api.pacingMs).toBeGreaterThanOrEqual(1000 / RATE);
     expect(api.pacingMs).toBeLessThan((1.25 * 1000) / RATE);
-    // The old gate doubled and shrank its spacing, drawing a new wave of 429s every few seconds.
-    expect(laterWave429s().length).toBeLessThanOrEqual(2);
+    // The old gate doubled and shrank its spacing, sending bursts above the limit every few seconds.
+    expect(mostSendsInASecondAfterThePause()).toBeLessThanOrEqual(RATE);
   });
 
   it("polls for destroyed instances soon after the destroys they queued behind", async () => {

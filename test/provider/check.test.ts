@@ -1,6 +1,6 @@
 import type { Harness } from "../harness";
 import { UNKNOWN } from "../harness";
-import { gpucloudHarness } from "./harness";
+import { gpucloudHarness } from "../support/providers";
 
 const pod = { podUuid: "pod-1", gpuUuid: "gpu-1", gpuNums: 1 };
 

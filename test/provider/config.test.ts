@@ -1,6 +1,6 @@
 import { secret, type Harness } from "../harness";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
-import { gpucloudHarness } from "./harness";
+import { gpucloudHarness } from "../support/providers";
 
 describe("provider configuration", () => {
   let emu: TestEmulator;

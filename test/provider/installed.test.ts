@@ -4,9 +4,10 @@
  */
 import * as path from "node:path";
 import { installPackedCopy, type InstalledProject, type StoredProviders } from "../../dev/installed";
-import { isStoredAsRequire, KIND_MODULES, type ModuleLayout } from "../../provider/shim";
+import { isStoredAsRequire, kindModule, type ModuleLayout } from "../../provider/shim";
 import { DEMO_KEY } from "../emulator/helpers";
-import { startWorld, type World } from "./world";
+import { startWorld, type World } from "../support/world";
+import { reportFigure } from "../support/figures";
 
 /** DESIGN target (issue 8): at most 2,500 bytes per resource, which stores the provider twice. */
 const BYTES_PER_COPY = 1250;
@@ -27,9 +28,12 @@ describe("the provider stored by an installed package", () => {
 
   it("is one require of the resource's own module, within the size target", () => {
     for (const [kind, text] of Object.entries(stored) as [keyof StoredProviders, string][]) {
-      console.log(`installed package, ${kind}: ${Buffer.byteLength(text)} bytes per copy`);
+      reportFigure(
+        "serialized provider, installed package",
+        `${kind}: ${Buffer.byteLength(text)} bytes per copy`,
+      );
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(BYTES_PER_COPY);
-      expect(text).toContain(`require("pulumi-gpucloud/dynamic/${KIND_MODULES[kind]}")`);
+      expect(text).toContain(`require("pulumi-gpucloud/dynamic/${kindModule(kind)}")`);
       expect(text.match(/require\(/g)).toHaveLength(1);
       expect(text).not.toContain("sk-live-must-not-leak");
       expect(text).not.toContain("GPUCLOUD");
@@ -38,7 +42,7 @@ describe("the provider stored by an installed package", () => {
 
   describe("run by the provider server in the project's folder", () => {
     let w: World;
-    beforeAll(async () => (w = await startWorld({ providers: stored, cwd: project.dir })));
+    beforeAll(async () => (w = await startWorld({ server: { providers: stored, cwd: project.dir } })));
     afterAll(() => w?.stop());
 
     it("creates, renames, polices and deletes an instance", async () => {
@@ -69,20 +73,16 @@ describe("the provider stored by an installed package", () => {
 });
 
 describe("when Pulumi stores the module itself instead of the function shim", () => {
-  const installed = path.join(
-    "/proj",
-    "node_modules",
-    "pulumi-gpucloud",
-    "dist",
-    "provider",
-    "kinds",
-    "instance.js",
-  );
+  /** The Instance kind module inside a copy of the package at `packageDir`. */
+  const kindFile = (packageDir: string) =>
+    path.join(packageDir, "dist", "provider", "generated", "dynamic", "instance.js");
+  const installed = kindFile(path.join("/proj", "node_modules", "pulumi-gpucloud"));
   const exportPath = "pulumi-gpucloud/dynamic/instance";
   const layout = (overrides: Partial<ModuleLayout> = {}): ModuleLayout => ({
     cwd: "/proj",
     filename: installed,
-    pulumiModuleName: (p) => (p === "pulumi-gpucloud/dist/provider/kinds/instance.js" ? exportPath : p),
+    pulumiModuleName: (p) =>
+      p === "pulumi-gpucloud/dist/provider/generated/dynamic/instance.js" ? exportPath : p,
     resolveFromProgram: (request) => {
       if (request !== exportPath) throw new Error(`cannot resolve ${request}`);
       return installed;
@@ -96,7 +96,7 @@ describe("when Pulumi stores the module itself instead of the function shim", ()
   });
 
   it("does not for a package reached through a symlink (this repository, npm link)", () => {
-    const linked = path.join("/src", "pulumi-gpucloud", "dist", "provider", "kinds", "instance.js");
+    const linked = kindFile(path.join("/src", "pulumi-gpucloud"));
     expect(
       isStoredAsRequire(exportPath, layout({ filename: linked, resolveFromProgram: () => linked })),
     ).toBe(false);
@@ -111,7 +111,7 @@ describe("when Pulumi stores the module itself instead of the function shim", ()
       "node_modules",
       "pulumi-gpucloud",
     );
-    const filename = path.join(pnpm, "dist", "provider", "kinds", "instance.js");
+    const filename = kindFile(pnpm);
     expect(isStoredAsRequire(exportPath, layout({ filename, resolveFromProgram: () => filename }))).toBe(
       false,
     );

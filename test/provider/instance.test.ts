@@ -1,6 +1,6 @@
 import { UNKNOWN, type ResourceState } from "../harness";
 import { DEMO_KEY } from "../emulator/helpers";
-import { startWorld, type World } from "./world";
+import { startWorld, type World } from "../support/world";
 
 describe("Instance against the emulator", () => {
   let w: World;

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { IdleClosePolicy, Instance, PersonalImage } from "pulumi-gpucloud";
 import { settle } from "../harness";
+import { INSTANCE_OUTPUTS } from "../support/design";
 
 interface Registration {
   type: string;
@@ -86,23 +87,7 @@ describe("resource classes under Pulumi's runtime mocks", () => {
 
   it("exposes every documented output of an Instance", async () => {
     const gpu = new Instance("outputs", { imageUuid: "img-1", gpuUuid: "gpu-5090", gpuNums: 1 });
-    const names = [
-      "instanceUuid",
-      "status",
-      "statusName",
-      "title",
-      "serverUrls",
-      "services",
-      "sshPasswords",
-      "gpuName",
-      "gpuNums",
-      "imageName",
-      "imageTag",
-      "createTime",
-      "startTime",
-      "chargingType",
-      "shutdownRegular",
-    ] as const;
+    const names = INSTANCE_OUTPUTS;
     await Promise.all([settle(gpu.urn), settle(gpu.id)]);
     expect(names.filter((name) => !pulumi.Output.isInstance(gpu[name]))).toEqual([]);
   });

@@ -1,4 +1,5 @@
-import { providerTexts } from "./harness";
+import { providerTexts } from "../support/providers";
+import { reportFigure } from "../support/figures";
 
 // Inside this repository the package is reached through a symlink, so this is the fallback form; the form an
 // installed package stores is tested in installed.test.ts.
@@ -15,7 +16,10 @@ describe("the serialized provider stored in state through a linked package", () 
 
   it("is a function shim that requires the implementation by the package's name at call time", () => {
     for (const [kind, text] of Object.entries(texts)) {
-      console.log(`serialized ${kind} provider: ${Buffer.byteLength(text)} bytes`);
+      reportFigure(
+        "serialized provider, linked package",
+        `${kind}: ${Buffer.byteLength(text)} bytes per copy`,
+      );
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2500);
       expect(text).toContain('require("pulumi-gpucloud/dynamic").providers[kind]');
       expect(text).toContain(`kind: "${kind}"`);

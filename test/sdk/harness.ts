@@ -6,6 +6,7 @@ import { startEmulator } from "pulumi-gpucloud/emulator";
 import {
   GpuCloudClient,
   type GpuCloudClientOptions,
+  type GpuCloudError,
   type RequestEvent,
   type WorkflowDetail,
 } from "pulumi-gpucloud/sdk";
@@ -155,4 +156,30 @@ export async function requiredInputs(
     }
   }
   return inputs;
+}
+
+/** The emulator's two ways of answering business failures (EmulatorOptions.errorStatus). */
+export const ERROR_MODES = ["http", "envelope"] as const;
+
+/** A cloud for the enclosing describe block: started before its tests, closed after them. */
+export function cloudFor(options: Record<string, unknown> = {}): () => Cloud {
+  let cloud: Cloud | undefined;
+  beforeAll(async () => {
+    cloud = await startCloud(options);
+  });
+  afterAll(() => cloud?.close());
+  return () => {
+    if (!cloud) throw new Error("the cloud is not started yet");
+    return cloud;
+  };
+}
+
+/** The error a call fails with; a call that succeeds fails the test. */
+export async function failure(promise: Promise<unknown>): Promise<GpuCloudError> {
+  return promise.then(
+    () => {
+      throw new Error("expected a failure");
+    },
+    (err: GpuCloudError) => err,
+  );
 }

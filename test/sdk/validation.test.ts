@@ -251,3 +251,82 @@ describe("model-run inputs", () => {
     await client.close();
   });
 });
+
+describe("inputs whose names or values are also the names of Object.prototype members", () => {
+  const PROTOTYPE_KEYS = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+
+  it.each(PROTOTYPE_KEYS)("takes generation_category %j as an unknown category, not a crash", (category) => {
+    expect(
+      checkModelRunInputs({ model: "demo-video", prompt: "p", generation_category: category }).issues,
+    ).toEqual([]);
+  });
+
+  it.each(PROTOTYPE_KEYS)("takes a manifest value_type %j as an unknown type, not a crash", (valueType) => {
+    const odd: ManifestParameter[] = [{ name: "x", value_type: valueType, required: true }];
+    expect(checkWorkflowInputs(odd, { x: "anything" }).issues).toEqual([]);
+  });
+
+  it("reports a required manifest entry named like a prototype member when it is missing", () => {
+    const odd: ManifestParameter[] = [
+      { name: "toString", value_type: "string", required: true },
+      { name: "constructor", value_type: "int", required: true },
+    ];
+    expect(checkWorkflowInputs(odd, {}).issues.map((i) => i.field)).toEqual([
+      "inputs.toString",
+      "inputs.constructor",
+    ]);
+  });
+
+  it('keeps an input named "__proto__" as an input: refused when undeclared, sent when declared', () => {
+    const undeclared = JSON.parse('{"prompt": "p", "__proto__": {"polluted": true}}') as Record<
+      string,
+      unknown
+    >;
+    expect(checkWorkflowInputs(manifest.slice(0, 1), undeclared).issues.map((i) => i.field)).toEqual([
+      "inputs.__proto__",
+    ]);
+    const declared: ManifestParameter[] = [{ name: "__proto__", value_type: "string", required: true }];
+    const checked = checkWorkflowInputs(declared, JSON.parse('{"__proto__": "kept"}'));
+    expect(checked.issues).toEqual([]);
+    expect(JSON.stringify(checked.inputs)).toBe('{"__proto__":"kept"}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("answers a submit with generation_category constructor with a GpuCloudError, never a TypeError", async () => {
+    const client = new GpuCloudClient({ baseUrl: "http://127.0.0.1:9", maxRetries: 0 });
+    const err = await client.modelRuns
+      .submit({
+        idempotency_key: "k-1",
+        inputs: {
+          model: "demo-video",
+          prompt: "p",
+          generation_category: "constructor",
+          duration: "x" as never,
+        },
+      })
+      .catch((e: unknown) => e);
+    await client.close();
+    expect(err).toBeInstanceOf(InputValidationError);
+    expect((err as InputValidationError).issues.map((i) => i.field)).toEqual(["inputs.duration"]);
+  });
+});
+
+describe("client options", () => {
+  it.each([
+    [{ baseUrl: "127.0.0.1:8787" }, "baseUrl"],
+    [{ baseUrl: "http://127.0.0.1:8787", timeoutMs: 0 }, "timeoutMs"],
+    [{ baseUrl: "http://127.0.0.1:8787", timeoutMs: 2 ** 31 }, "timeoutMs"],
+    [{ baseUrl: "http://127.0.0.1:8787", timeoutMs: Number.NaN }, "timeoutMs"],
+    [{ baseUrl: "http://127.0.0.1:8787", maxRateLimitWaitMs: -1 }, "maxRateLimitWaitMs"],
+    [{ baseUrl: "http://127.0.0.1:8787", maxRetries: 1.5 }, "maxRetries"],
+  ])("refuses %j with an InputValidationError naming %s", (options, field) => {
+    let thrown: unknown;
+    try {
+      new GpuCloudClient(options);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(InputValidationError);
+    expect((thrown as InputValidationError).issues.map((i) => i.field)).toEqual([field]);
+  });
+});

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { nonEmpty, seconds } from "../core/state-schema";
+
+/**
+ * Catalogue entries in the API's own field names, as /gpu/list, /pod/list and /image/market/list
+ * return them. The built-in seed and a user's `--seed FILE` both go through these schemas.
+ */
+
+const amount = z.number().min(0);
+
+export const priceSchema = z.object({
+  hour: amount,
+  day: amount.optional(),
+  week: amount.optional(),
+  month: amount.optional(),
+  year: amount.optional(),
+});
+export type Price = z.infer<typeof priceSchema>;
+
+export const gpuModelSchema = z.object({
+  gpu_name: nonEmpty,
+  gpu_uuid: nonEmpty,
+  status: z.int().refine((v) => v === 0 || v === 1, { message: "must be 1 (valid) or 0 (not available)" }),
+  price: priceSchema,
+});
+export type GpuModel = z.infer<typeof gpuModelSchema>;
+
+/** A web service an image exposes (an http entry of an instance's server_map), on a port inside the instance. */
+export const webServiceSchema = z.object({
+  title: nonEmpty,
+  port: z.int().min(1).max(65535),
+});
+export type WebService = z.infer<typeof webServiceSchema>;
+
+export const podSchema = z.object({
+  title: nonEmpty,
+  uuid: nonEmpty,
+  remark: z.string().default(""),
+  /** Oldest first: the last tag is the latest version, which creation uses by default (api-v2.md, Versioning 3). */
+  pod_tag: z.array(nonEmpty).min(1),
+  price: priceSchema,
+  /**
+   * The emulator's own field, never shown by /pod/list: the web services an instance of this pod
+   * exposes. Without it, one service named after the pod answers on port 8888.
+   */
+  web_services: z.array(webServiceSchema).min(1).optional(),
+});
+export type Pod = z.infer<typeof podSchema>;
+
+const component = z.string().default("");
+
+export const marketImageSchema = z.object({
+  uuid: nonEmpty,
+  components: z.object({
+    CUDA: component,
+    PaddlePaddle: component,
+    PyTorch: component,
+    Python: component,
+    TensorFlow: component,
+    Ubuntu: component,
+  }),
+  size: amount,
+  created_at: seconds,
+  updated_at: seconds,
+});
+export type MarketImage = z.infer<typeof marketImageSchema>;
+
+/** A list of entries whose `key` must not repeat: a repeated id would make lookups pick one at random. */
+export function uniqueList<S extends z.ZodType>(entry: S, key: (item: z.infer<S>) => string, name: string) {
+  return z.array(entry).superRefine((items, ctx) => {
+    const seen = new Map<string, number>();
+    items.forEach((item, index) => {
+      const id = key(item);
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, index);
+      else
+        ctx.addIssue({ code: "custom", path: [index, name], message: `repeats [${first}]'s ${name} ${id}` });
+    });
+  });
+}

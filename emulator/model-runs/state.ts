@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { choice, decimal, nonEmpty, seconds } from "../core/state-schema";
+
+/** An external model run as the store keeps it (and the state file holds it). */
+
+export const MODEL_RUN_STATUSES = [
+  "created",
+  "queued",
+  "running",
+  "completed",
+  "failed",
+  "cancelled",
+] as const;
+export type ModelRunStatus = (typeof MODEL_RUN_STATUSES)[number];
+const SETTLEMENT_STATUSES = ["pending", "settled", "released"] as const;
+const EVENT_TYPES = [
+  "created",
+  "reserved",
+  "gateway_submitted",
+  "gateway_refreshed",
+  "settled",
+  "released",
+  "cancelled",
+  "failed",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const modelRunEventSchema = z.object({
+  seq: z.int().min(0),
+  event_type: choice(EVENT_TYPES),
+  run_status: choice(MODEL_RUN_STATUSES),
+  settlement_status: choice(SETTLEMENT_STATUSES),
+  amount: decimal,
+  error_message: z.string(),
+  at: seconds,
+});
+export type ModelRunEvent = z.infer<typeof modelRunEventSchema>;
+
+export const modelRunRecordSchema = z.object({
+  run_id: nonEmpty,
+  /** sha256 of the API key that created the run: the scope of list, cancel and events (spec "GET /model-runs/list"). */
+  key_scope: nonEmpty,
+  user: nonEmpty,
+  idempotency_key: nonEmpty,
+  request_id: z.string(),
+  endpoint: z.string(),
+  model: nonEmpty,
+  provider: z.string(),
+  gateway_task_id: z.string(),
+  status: choice(MODEL_RUN_STATUSES),
+  settlement_status: choice(SETTLEMENT_STATUSES),
+  reservation_id: nonEmpty,
+  frozen_amount: decimal,
+  settled_amount: decimal,
+  released_amount: decimal,
+  error_code: z.string(),
+  error_message: z.string(),
+  inputs: z.record(z.string(), z.unknown()),
+  outcome: choice(["completed", "failed"]),
+  due: z.object({ status: choice(["running", "outcome"]), at: seconds }).nullable(),
+  created_at: seconds,
+  updated_at: seconds,
+  events: z.array(modelRunEventSchema),
+});
+export type ModelRunRecord = z.infer<typeof modelRunRecordSchema>;
+
+export const modelRunsStateSchema = z.object({
+  runs: z.array(modelRunRecordSchema),
+  seq: z.int().min(0),
+});
+export type ModelRunSnapshot = z.infer<typeof modelRunsStateSchema>;

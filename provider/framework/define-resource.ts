@@ -1,0 +1,161 @@
+/**
+ * One declarative definition per resource, in the spirit of pulumi-go-provider's `infer` and the
+ * Terraform plugin framework's schemas: its inputs (zod, each field described once), its outputs and
+ * where each is read off the cloud's record, the inputs whose change replaces it, its cross-field rules
+ * and its operations. The dynamic provider, the resource class, the registration and the package
+ * schema are all derived from it (./dynamic-provider.ts, ../codegen/).
+ */
+import type { z } from "zod";
+import type { CrossFieldRule } from "./check";
+import type { ProviderContext } from "./context";
+import type { DiffRules } from "./diff";
+import { plainJson } from "./plain-json";
+
+/** The package's name: `gpucloud:index:<Name>` in the schema, `pulumi-nodejs:dynamic/gpucloud:<Name>` in state. */
+export const PACKAGE = "gpucloud";
+
+/** One output: its schema (described once), how it is read off the cloud's record, whether it is secret. */
+export interface OutputField<C> {
+  readonly schema: z.ZodType;
+  readonly secret: boolean;
+  read(cloud: C): unknown;
+}
+
+export type OutputTable<C> = Record<string, OutputField<C>>;
+
+/** The named fields of the cloud's record whose value (null where the record may leave it out) is a `T`. */
+type FieldOf<C, T> = keyof {
+  [
+    K in keyof C as string extends K
+      ? never
+      : (undefined extends C[K] ? Exclude<C[K], undefined> | null : C[K]) extends T
+        ? K
+        : never
+  ]: unknown;
+} &
+  string;
+
+type FieldMaker<C> = <S extends z.ZodType>(
+  schema: S,
+  read: ((cloud: C) => z.output<S>) | FieldOf<C, z.output<S>>,
+) => OutputField<C>;
+
+/**
+ * The output fields of a resource whose cloud record is `C`: `field(z.string().describe("..."), read)`,
+ * or `field.secret(...)` for a secret one, where `read` computes the value from the record or names
+ * the record's field to copy (null when the cloud leaves it out).
+ */
+export function outputFields<C>(): FieldMaker<C> & { secret: FieldMaker<C> } {
+  const maker =
+    (secret: boolean): FieldMaker<C> =>
+    (schema, read) => ({
+      schema,
+      secret,
+      read: typeof read === "function" ? read : (cloud: C) => cloud[read] ?? null,
+    });
+  return Object.assign(maker(false), { secret: maker(true) });
+}
+
+/** What an operation learnt of a resource: its inputs as the cloud has them now, and the cloud's record. */
+export interface ResourceState<I, C> {
+  inputs: I;
+  cloud: C;
+}
+
+export type Inputs<S extends z.ZodObject> = z.output<S>;
+
+export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> {
+  /** The type's name: the class users construct, and the last part of its type tokens. */
+  name: N;
+  /** For the class and the schema; Markdown. */
+  description: string;
+  inputs: S;
+  outputs: OutputTable<C>;
+  diff: DiffRules<Inputs<S>>;
+  /**
+   * Outputs an in-place update never changes (the id, what the resource was made of): the preview of an
+   * update keeps their values and a diff names them stable; every other output is unknown in that preview.
+   */
+  stableOutputs?: readonly string[];
+  /** Rules across inputs, run by check after each input passed its own. */
+  checks?: CrossFieldRule<Inputs<S>>[];
+  create(ctx: ProviderContext, inputs: Inputs<S>): Promise<ResourceState<Inputs<S>, C> & { id: string }>;
+  /** Undefined when the cloud says the resource does not exist. */
+  read(ctx: ProviderContext, id: string, olds: Inputs<S>): Promise<ResourceState<Inputs<S>, C> | undefined>;
+  /** Without update, every input change replaces the resource. */
+  update?(
+    ctx: ProviderContext,
+    id: string,
+    olds: Inputs<S>,
+    news: Inputs<S>,
+  ): Promise<ResourceState<Inputs<S>, C>>;
+  delete(ctx: ProviderContext, id: string, olds: Inputs<S>): Promise<void>;
+  /**
+   * Read by id alone (`pulumi import`, `get`): inputs and outputs from the cloud, such that check and
+   * diff of those inputs against themselves show no change. Dynamic providers never reach it; the
+   * native plugin does.
+   */
+  import(ctx: ProviderContext, id: string): Promise<ResourceState<Inputs<S>, C>>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyResourceDefinition = ResourceDefinition<string, z.ZodObject, any>;
+
+/** Names the definition's types; everything else is derived from it. */
+export function defineResource<N extends string, S extends z.ZodObject, C>(
+  definition: ResourceDefinition<N, S, C>,
+): ResourceDefinition<N, S, C> {
+  return definition;
+}
+
+/** The names of a definition's inputs, in declaration order. */
+export function inputNames(definition: AnyResourceDefinition): string[] {
+  return Object.keys(definition.inputs.shape);
+}
+
+/** The outputs the engine stores: every input beside every output read off the cloud's record. */
+export function stateOutputs<I, C>(
+  definition: AnyResourceDefinition,
+  state: { inputs: I; cloud?: C },
+): Record<string, unknown> {
+  const read =
+    state.cloud === undefined
+      ? {}
+      : Object.fromEntries(
+          Object.entries(definition.outputs).map(([name, f]) => [name, f.read(state.cloud)]),
+        );
+  return plainJson({ ...state.inputs, ...read });
+}
+
+/** The stored inputs among a resource's stored properties (outputs carry every input); null is unset. */
+export function storedInputs<I>(definition: AnyResourceDefinition, props: Record<string, unknown>): I {
+  return Object.fromEntries(
+    inputNames(definition)
+      .filter((name) => Object.hasOwn(props, name) && props[name] !== null && props[name] !== undefined)
+      .map((name) => [name, props[name]]),
+  ) as I;
+}
+
+/** Outputs Pulumi must encrypt: a provider cannot return secrets, so the class asks for them (DESIGN §7). */
+export function secretOutputNames(definition: AnyResourceDefinition): string[] {
+  return Object.entries(definition.outputs)
+    .filter(([, f]) => f.secret)
+    .map(([name]) => name);
+}
+
+/** The outputs an in-place update never changes; a name that is not an output is a mistake in the definition. */
+export function stableOutputNames(definition: AnyResourceDefinition): string[] {
+  const names = [...(definition.stableOutputs ?? [])];
+  const strays = names.filter((name) => !Object.hasOwn(definition.outputs, name));
+  if (strays.length > 0) {
+    throw new Error(
+      `${definition.name}: stableOutputs names ${strays.join(", ")}, which are not its outputs`,
+    );
+  }
+  return names;
+}
+
+/** Every property of the resource's state: its inputs, then the outputs that are not inputs. */
+export function stateNames(definition: AnyResourceDefinition): string[] {
+  return [...new Set([...inputNames(definition), ...Object.keys(definition.outputs)])];
+}

@@ -1,0 +1,80 @@
+/**
+ * The shared diff. Replacement is declared per resource, not coded: the inputs whose change replaces it,
+ * the inputs whose absence keeps the cloud's value, the input that adopts an existing resource by id.
+ * It answers per input (what changed and how), so a native plugin can send a detailed diff; the dynamic
+ * provider collapses it into changes and replaces.
+ */
+import { isUnknown } from "./check";
+
+export interface DiffRules<I> {
+  /** Inputs whose change replaces the resource; every other input changes in place. */
+  replaceOnChanges: readonly (keyof I & string)[];
+  /** Inputs whose absence leaves the cloud's value as it is: unset is no change. */
+  keepWhenUnset?: readonly (keyof I & string)[];
+  /** The input that adopts an existing resource by id: unset, or this resource's own id, is no change. */
+  adoptsById?: keyof I & string;
+}
+
+/** How one input changed: set where it was not, unset where it was, or changed. */
+export interface PropertyChange {
+  kind: "add" | "delete" | "update";
+  /** The change replaces the resource. */
+  replace: boolean;
+}
+
+export interface ResourceDiff {
+  /** Every input that changed. */
+  properties: Record<string, PropertyChange>;
+  changes: boolean;
+  /** The inputs whose change replaces the resource. */
+  replaces: string[];
+}
+
+/** Equality of two input values as JSON, where absent and null are the same. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * Compares the old state (outputs, which carry every input) with the new checked inputs. An unknown
+ * value (preview) counts as a change; in an input that replaces, that plans a replacement, the
+ * conservative answer the terraform bridge gives too: the real value is diffed again at `up`.
+ * `updatable` false (no update operation) makes every change a replacement.
+ */
+export function diffInputs<I>(
+  id: string,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  inputs: readonly string[],
+  rules: DiffRules<I>,
+  updatable = true,
+): ResourceDiff {
+  const wanted = intended(id, olds, news, rules);
+  const properties: Record<string, PropertyChange> = {};
+  for (const name of inputs) {
+    const [before, after] = [olds[name], wanted[name]];
+    if (!isUnknown(after) && sameValue(before, after)) continue;
+    properties[name] = {
+      kind: before === undefined || before === null ? "add" : after === undefined ? "delete" : "update",
+      replace: !updatable || (rules.replaceOnChanges as readonly string[]).includes(name),
+    };
+  }
+  const replaces = Object.keys(properties).filter((name) => properties[name].replace);
+  return { properties, changes: Object.keys(properties).length > 0, replaces };
+}
+
+/** The new inputs with the declared no-change cases resolved to the old values. */
+function intended<I>(
+  id: string,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  rules: DiffRules<I>,
+): Record<string, unknown> {
+  const wanted = { ...news };
+  for (const name of rules.keepWhenUnset ?? []) {
+    if (wanted[name] === undefined) wanted[name] = olds[name];
+  }
+  const adopt = rules.adoptsById;
+  if (adopt !== undefined && (news[adopt] === undefined || news[adopt] === id)) wanted[adopt] = olds[adopt];
+  return wanted;
+}

@@ -1,0 +1,99 @@
+/**
+ * The dynamic provider of a resource definition: what `@pulumi/pulumi`'s dynamic-provider server calls.
+ * Everything here is the same for every resource; what differs lives in the definitions.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { checkInputs, type CheckFailure } from "./check";
+import { configure, providerContext } from "./context";
+import {
+  inputNames,
+  stateOutputs,
+  storedInputs,
+  type AnyResourceDefinition,
+  type ResourceState,
+} from "./define-resource";
+import { diffInputs, type ResourceDiff } from "./diff";
+import { reportingInitFailure } from "./errors";
+import { plainJson } from "./plain-json";
+
+/** The property in which the engine carries the serialized provider (DESIGN §7). */
+const PROVIDER_KEY = "__provider";
+
+export type DynamicProvider = Required<pulumi.dynamic.ResourceProvider>;
+
+/** Check: each input against its own schema, then the definition's cross-field rules; no API call. */
+export function checkResource(
+  definition: AnyResourceDefinition,
+  news: Record<string, unknown>,
+): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  return checkInputs(definition.inputs, news, definition.checks);
+}
+
+/** The definition's declared diff of stored outputs (which carry every input) against new inputs. */
+export function diffResource(
+  definition: AnyResourceDefinition,
+  id: string,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): ResourceDiff {
+  return diffInputs(id, olds, news, inputNames(definition), definition.diff, definition.update !== undefined);
+}
+
+export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvider {
+  const outputs = (state: ResourceState<unknown, unknown>) => stateOutputs(definition, state);
+  const inputs = (props: Record<string, unknown>) => storedInputs<Record<string, unknown>>(definition, props);
+  return {
+    async configure(req) {
+      configure(req.config);
+    },
+    async check(_olds, news) {
+      return checkResource(definition, news);
+    },
+    async diff(id, olds, news) {
+      const { changes, replaces } = diffResource(definition, id, olds, news);
+      return { changes, replaces, deleteBeforeReplace: false };
+    },
+    async create(props) {
+      const created = await initFailureAsEngineError(definition, props, () =>
+        definition.create(providerContext(), inputs(props)),
+      );
+      return { id: created.id, outs: outputs(created) };
+    },
+    async read(id, props) {
+      const state = await definition.read(providerContext(), id, inputs(props));
+      if (state === undefined) return { id: "", props: {} };
+      return { id, props: outputs(state), inputs: plainJson(state.inputs) };
+    },
+    async update(id, olds, news) {
+      const update = definition.update;
+      // diffResource answers "replace" for every change of a definition without update.
+      if (!update) throw new Error(`${definition.name} cannot be updated in place; it is replaced instead.`);
+      const state = await initFailureAsEngineError(definition, news, () =>
+        update(providerContext(), id, inputs(olds), inputs(news)),
+      );
+      return { outs: outputs(state) };
+    },
+    async delete(id, props) {
+      await definition.delete(providerContext(), id, inputs(props));
+    },
+  };
+}
+
+/**
+ * Runs a create or update; a ResourceInitError becomes the error the dynamic-provider server packs
+ * into ErrorResourceInitFailed (an Error with `id`, `properties` and `reasons`), with the provider
+ * among the properties so the engine can still call it for that resource.
+ */
+function initFailureAsEngineError<T>(
+  definition: AnyResourceDefinition,
+  props: Record<string, unknown>,
+  operation: () => Promise<T>,
+): Promise<T> {
+  return reportingInitFailure(operation, (err) =>
+    Object.assign(new Error(err.message), {
+      id: err.id,
+      properties: { ...stateOutputs(definition, err.state), [PROVIDER_KEY]: props[PROVIDER_KEY] },
+      reasons: err.reasons,
+    }),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * A create or update that left the resource existing but unfinished: the cloud made it, then it could
+ * not reach the wanted state (or its outcome is still pending). Pulumi's ErrorResourceInitFailed: the
+ * engine keeps the id and outputs in state, so the next run repairs, replaces or deletes the resource
+ * instead of forgetting something that bills.
+ */
+export class ResourceInitError<I = Record<string, unknown>, C = unknown> extends Error {
+  override readonly name = "ResourceInitError";
+  readonly id: string;
+  /** What is known of the resource; the outputs are derived from it as for a finished operation. */
+  readonly state: { inputs: I; cloud?: C };
+  /** Why it could not finish, one line each (the engine shows them). */
+  readonly reasons: string[];
+
+  constructor(message: string, init: { id: string; state: { inputs: I; cloud?: C }; reasons?: string[] }) {
+    super(message);
+    this.id = init.id;
+    this.state = init.state;
+    this.reasons = init.reasons ?? [message];
+  }
+}
+
+/**
+ * Runs a create or update; a ResourceInitError it throws becomes the error `report` makes of it, in the
+ * form its front door hands to the engine (ErrorResourceInitFailed, one way or another).
+ */
+export async function reportingInitFailure<T>(
+  operation: () => Promise<T>,
+  report: (err: ResourceInitError) => Error,
+): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    if (err instanceof ResourceInitError) throw report(err);
+    throw err;
+  }
+}

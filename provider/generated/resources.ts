@@ -1,0 +1,181 @@
+// Generated from the resource definitions (provider/resources) by `npm run build`; edit those, not this.
+import * as pulumi from "@pulumi/pulumi";
+import { resourceArguments } from "../registration";
+
+/** An exposed service of an instance (its server_map entry). */
+export interface ServiceOutput {
+  /** The service's title. */
+  title: string | null;
+  /** The service's address. */
+  url: string | null;
+  /** `http` or `ssh`. */
+  portType: string | null;
+  /** `tcp` or `udp`. */
+  protocol: string | null;
+  /** How to reach an ssh service; null for other services. */
+  ssh: {
+    /** SSH host. */
+    host: string;
+    /** SSH port. */
+    port: number;
+    /** SSH user; the password is in the instance's sshPasswords. */
+    username: string;
+  } | null;
+}
+
+/** The arguments of {@link Instance}. */
+export interface InstanceArgs {
+  /** Create from this pod (application-market template). */
+  podUuid?: pulumi.Input<string>;
+  /** Pod version; the latest when absent. Only with podUuid. */
+  podTag?: pulumi.Input<string>;
+  /** Create from this image instead of a pod. */
+  imageUuid?: pulumi.Input<string>;
+  /** GPU model. */
+  gpuUuid: pulumi.Input<string>;
+  /** Number of GPUs: 1, 2, 4, 8. */
+  gpuNums: pulumi.Input<number>;
+  /** Instance name, at most 50 characters. When absent the provider leaves the cloud's title alone. */
+  title?: pulumi.Input<string>;
+  /** Desired power state. */
+  running?: pulumi.Input<boolean>;
+  /** Scheduled shutdown (Unix seconds or ISO 8601); absent means none. */
+  shutdownAt?: pulumi.Input<number | string>;
+  /** How long create and power changes wait. */
+  waitTimeoutSeconds?: pulumi.Input<number>;
+  /** Adopt this existing instance instead of creating one. */
+  adoptInstanceUuid?: pulumi.Input<string>;
+}
+
+/** A GPU instance. Adopt an existing one with `adoptInstanceUuid` (dynamic providers cannot `import`). */
+export class Instance extends pulumi.dynamic.Resource {
+  /** Create from this pod (application-market template). */
+  declare readonly podUuid: pulumi.Output<string | undefined>;
+  /** Pod version; the latest when absent. Only with podUuid. */
+  declare readonly podTag: pulumi.Output<string | undefined>;
+  /** Create from this image instead of a pod. */
+  declare readonly imageUuid: pulumi.Output<string | undefined>;
+  /** GPU model. */
+  declare readonly gpuUuid: pulumi.Output<string>;
+  /** Number of GPUs: 1, 2, 4, 8. */
+  declare readonly gpuNums: pulumi.Output<number>;
+  /** The instance's name in the cloud; empty when it has none. */
+  declare readonly title: pulumi.Output<string>;
+  /** Desired power state. */
+  declare readonly running: pulumi.Output<boolean>;
+  /** Scheduled shutdown (Unix seconds or ISO 8601); absent means none. */
+  declare readonly shutdownAt: pulumi.Output<number | undefined>;
+  /** How long create and power changes wait. */
+  declare readonly waitTimeoutSeconds: pulumi.Output<number>;
+  /** Adopt this existing instance instead of creating one. */
+  declare readonly adoptInstanceUuid: pulumi.Output<string | undefined>;
+  /** The instance's uuid; also its id. */
+  declare readonly instanceUuid: pulumi.Output<string>;
+  /** The cloud's numeric status (see statusName). */
+  declare readonly status: pulumi.Output<number>;
+  /** The status by name: running, stopped, ... */
+  declare readonly statusName: pulumi.Output<string>;
+  /** Addresses of the instance's web services. */
+  declare readonly serverUrls: pulumi.Output<string[]>;
+  /** The instance's exposed services. */
+  declare readonly services: pulumi.Output<ServiceOutput[]>;
+  /** SSH password of each ssh service, keyed by the service's title. A secret: Pulumi stores it encrypted. */
+  declare readonly sshPasswords: pulumi.Output<Record<string, string>>;
+  /** GPU model name. */
+  declare readonly gpuName: pulumi.Output<string | null>;
+  /** Image name. */
+  declare readonly imageName: pulumi.Output<string | null>;
+  /** Image version tag. */
+  declare readonly imageTag: pulumi.Output<string | null>;
+  /** When it was created, Unix seconds. */
+  declare readonly createTime: pulumi.Output<number | null>;
+  /** When it last started, Unix seconds. */
+  declare readonly startTime: pulumi.Output<number | null>;
+  /** Billing type, as the cloud reports it. */
+  declare readonly chargingType: pulumi.Output<number | null>;
+  /** The scheduled shutdown as the cloud reports it. */
+  declare readonly shutdownRegular: pulumi.Output<{
+    /** When, Unix seconds. */
+    shutdownTime: number;
+    /** Whether it is set. */
+    enable: boolean;
+  } | null>;
+
+  constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...resourceArguments("Instance", name, args, opts));
+  }
+}
+
+/** The arguments of {@link IdleClosePolicy}. */
+export interface IdleClosePolicyArgs {
+  /** The instance the policy watches. */
+  instanceUuid: pulumi.Input<string>;
+  /** How long every GPU must stay idle before the instance is shut down: 10, 30, 60, 120 minutes. */
+  idlePeriodMinutes: pulumi.Input<number>;
+  /** Also destroy the instance when it is shut down for idleness (irreversible). */
+  destroyOnIdle?: pulumi.Input<boolean>;
+  /** GPU utilisation threshold in percent: 0 = the platform's threshold, 100 = skip this check. */
+  gpuThreshold?: pulumi.Input<number>;
+  /** Video-memory utilisation threshold in percent: 0 = the platform's threshold, 100 = skip this check. */
+  memoryThreshold?: pulumi.Input<number>;
+}
+
+/** Shuts an instance down (or destroys it) when all its GPUs stay idle for a while. Its id is the instance's uuid. */
+export class IdleClosePolicy extends pulumi.dynamic.Resource {
+  /** The instance the policy watches. */
+  declare readonly instanceUuid: pulumi.Output<string>;
+  /** How long every GPU must stay idle before the instance is shut down: 10, 30, 60, 120 minutes. */
+  declare readonly idlePeriodMinutes: pulumi.Output<number>;
+  /** Also destroy the instance when it is shut down for idleness (irreversible). */
+  declare readonly destroyOnIdle: pulumi.Output<boolean>;
+  /** GPU utilisation threshold in percent: 0 = the platform's threshold, 100 = skip this check. */
+  declare readonly gpuThreshold: pulumi.Output<number>;
+  /** Video-memory utilisation threshold in percent: 0 = the platform's threshold, 100 = skip this check. */
+  declare readonly memoryThreshold: pulumi.Output<number>;
+
+  constructor(name: string, args: IdleClosePolicyArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...resourceArguments("IdleClosePolicy", name, args, opts));
+  }
+}
+
+/** The arguments of {@link PersonalImage}. */
+export interface PersonalImageArgs {
+  /** Save this instance as a new personal image. */
+  instanceUuid?: pulumi.Input<string>;
+  /** Adopt this existing personal image instead of saving one. */
+  adoptImageUuid?: pulumi.Input<string>;
+  /** How long create waits for the image to be saved. */
+  waitTimeoutSeconds?: pulumi.Input<number>;
+}
+
+/** A personal image saved from an instance (or adopted by uuid). Its id is the image's uuid. */
+export class PersonalImage extends pulumi.dynamic.Resource {
+  /** Save this instance as a new personal image. */
+  declare readonly instanceUuid: pulumi.Output<string | undefined>;
+  /** Adopt this existing personal image instead of saving one. */
+  declare readonly adoptImageUuid: pulumi.Output<string | undefined>;
+  /** How long create waits for the image to be saved. */
+  declare readonly waitTimeoutSeconds: pulumi.Output<number>;
+  /** The image's uuid; also its id. */
+  declare readonly imageUuid: pulumi.Output<string>;
+  /** The image's title. */
+  declare readonly title: pulumi.Output<string | null>;
+  /** The image's remark. */
+  declare readonly remark: pulumi.Output<string | null>;
+  /** How many layers the image has. */
+  declare readonly layerCount: pulumi.Output<number | null>;
+  /** The image's size in GB. */
+  declare readonly sizeGb: pulumi.Output<number | null>;
+  /** The pod the image was saved from. */
+  declare readonly podUuid: pulumi.Output<string | null>;
+  /** The version of that pod. */
+  declare readonly podTag: pulumi.Output<string | null>;
+  /** 1 uploading, 2 saved, 3 failed. */
+  declare readonly saveImageStatus: pulumi.Output<number | null>;
+  /** When it was saved, Unix seconds. */
+  declare readonly createTime: pulumi.Output<number | null>;
+
+  constructor(name: string, args: PersonalImageArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...resourceArguments("PersonalImage", name, args, opts));
+  }
+}

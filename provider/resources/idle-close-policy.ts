@@ -1,0 +1,115 @@
+/** The IdleClosePolicy resource: an instance's idle shutdown rule, set_idle_close (DESIGN §3). Its id is the instance's uuid. */
+import { z } from "zod";
+import { NotFoundError, type Instance as CloudInstance } from "../../sdk";
+import { warn, type ProviderContext } from "../framework/context";
+import { defineResource, type Inputs } from "../framework/define-resource";
+import { instanceUnlessGone } from "./instance/reads";
+
+/** api-v2.md set_idle_close: 0 cancels, so a policy takes one of the others. */
+const PERIODS = [10, 30, 60, 120] as const;
+
+const threshold = (what: string) =>
+  z
+    .number({ error: "must be an integer from 0 to 100" })
+    .int("must be an integer from 0 to 100")
+    .min(0, "must be an integer from 0 to 100")
+    .max(100, "must be an integer from 0 to 100")
+    .default(0)
+    .describe(
+      `${what} utilisation threshold in percent: 0 = the platform's threshold, 100 = skip this check.`,
+    );
+
+const IdleClosePolicyInputs = z.object({
+  instanceUuid: z
+    .string({ error: "must be a string (an instance uuid)" })
+    .min(1, "must not be empty")
+    .describe("The instance the policy watches."),
+  idlePeriodMinutes: z
+    .number({ error: `must be one of ${PERIODS.join(", ")}` })
+    .refine((n) => (PERIODS as readonly number[]).includes(n), {
+      error: (i) => `must be one of ${PERIODS.join(", ")}, got ${String(i.input)}`,
+    })
+    .meta({ type: "integer" })
+    .describe(
+      `How long every GPU must stay idle before the instance is shut down: ${PERIODS.join(", ")} minutes.`,
+    ),
+  destroyOnIdle: z
+    .boolean({ error: "must be a boolean" })
+    .default(false)
+    .describe("Also destroy the instance when it is shut down for idleness (irreversible)."),
+  gpuThreshold: threshold("GPU"),
+  memoryThreshold: threshold("Video-memory"),
+});
+type IdleClosePolicyInputs = Inputs<typeof IdleClosePolicyInputs>;
+
+async function apply(ctx: ProviderContext, inputs: IdleClosePolicyInputs) {
+  await ctx.api.instances.setIdleClose({
+    instance_uuid: inputs.instanceUuid,
+    idle_period_minutes: inputs.idlePeriodMinutes,
+    destroy: inputs.destroyOnIdle,
+    idle_gpu_threshold: inputs.gpuThreshold,
+    idle_fb_threshold: inputs.memoryThreshold,
+  });
+  return { inputs, cloud: undefined };
+}
+
+/**
+ * The policy as the cloud reports it: "none" when there is none, "unreported" when the instance record
+ * does not carry it (`idle_close` is not in api-v2.md: the emulator reports it, the live service may not).
+ */
+function reportedPolicy(cloud: CloudInstance): IdleClosePolicyInputs | "none" | "unreported" {
+  const policy = cloud.idle_close;
+  if (policy === undefined) return "unreported";
+  if (policy === null || policy.idle_period_minutes === 0) return "none";
+  return {
+    instanceUuid: cloud.instance_uuid,
+    idlePeriodMinutes: policy.idle_period_minutes,
+    destroyOnIdle: policy.destroy,
+    gpuThreshold: policy.idle_gpu_threshold,
+    memoryThreshold: policy.idle_fb_threshold,
+  };
+}
+
+export const idleClosePolicy = defineResource({
+  name: "IdleClosePolicy",
+  description:
+    "Shuts an instance down (or destroys it) when all its GPUs stay idle for a while. Its id is the instance's uuid.",
+  inputs: IdleClosePolicyInputs,
+  outputs: {},
+  diff: { replaceOnChanges: ["instanceUuid"] },
+  async create(ctx, inputs) {
+    return { id: inputs.instanceUuid, ...(await apply(ctx, inputs)) };
+  },
+  async read(ctx, id, olds) {
+    // The instance gone means the policy is gone.
+    const cloud = await instanceUnlessGone(ctx.api, id);
+    const policy = cloud && reportedPolicy(cloud);
+    if (policy === undefined || policy === "none") return undefined;
+    return { inputs: policy === "unreported" ? olds : policy, cloud: undefined };
+  },
+  update: (ctx, _id, _olds, news) => apply(ctx, news),
+  async delete(ctx, id) {
+    try {
+      await ctx.api.instances.setIdleClose({ instance_uuid: id, idle_period_minutes: 0 });
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      warn(`The idle policy of instance ${id} was already gone with its instance; nothing to cancel.`);
+    }
+  },
+  async import(ctx, id) {
+    const cloud = await instanceUnlessGone(ctx.api, id);
+    const policy = cloud && reportedPolicy(cloud);
+    if (policy === undefined || policy === "none") {
+      throw new Error(
+        `Could not import the idle policy of instance ${id}: ${cloud ? "it has none" : "the instance does not exist or belongs to another user"}.`,
+      );
+    }
+    if (policy === "unreported") {
+      throw new Error(
+        `Could not import the idle policy of instance ${id}: the cloud does not report idle policies, so its settings cannot be read. ` +
+          "Declare the policy in your program instead; creating it sets the policy you declare.",
+      );
+    }
+    return { inputs: policy, cloud: undefined };
+  },
+});

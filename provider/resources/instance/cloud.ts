@@ -1,0 +1,36 @@
+/** How the cloud's instance record reads: its statuses, its timer and its services (field-notes.md, "Instance life"). */
+import type { Instance as CloudInstance } from "../../../sdk";
+
+export const RUNNING = 2;
+export const SHUTTING_DOWN = [3, 21];
+export const STOPPED = [4, 22, 23];
+/** Statuses on the way to running (or running): the instance counts as powered on. */
+export const POWERED_ON = [0, 1, 2, 24, 27];
+
+/** The exposed services of an instance; their SSH passwords are left out (see sshPasswords). */
+export function services(cloud: CloudInstance) {
+  return (cloud.server_map ?? []).map((entry) => ({
+    title: entry.title ?? null,
+    url: entry.url ?? null,
+    portType: entry.port_type ?? null,
+    protocol: entry.protocol ?? null,
+    ssh: entry.ssh_info
+      ? { host: entry.ssh_info.host, port: entry.ssh_info.port, username: entry.ssh_info.username }
+      : null,
+  }));
+}
+
+/** The SSH password of each ssh service, keyed by the service's title (`ssh-<index>` when it has none). */
+export function sshPasswords(cloud: CloudInstance): Record<string, string> {
+  const passwords: Record<string, string> = {};
+  (cloud.server_map ?? []).forEach((entry, index) => {
+    if (entry.ssh_info) passwords[entry.title ?? `ssh-${index}`] = entry.ssh_info.password;
+  });
+  return passwords;
+}
+
+/** The scheduled shutdown in Unix seconds, when one is set. */
+export function scheduledShutdown(cloud: CloudInstance): number | undefined {
+  const timer = cloud.shutdown_regular;
+  return timer?.enable && timer.shutdown_time > 0 ? timer.shutdown_time : undefined;
+}

@@ -1,0 +1,169 @@
+/** The Instance resource: a rented GPU instance (DESIGN §3). */
+import { z } from "zod";
+import { collect, instanceStatusName, TimeoutError, type Instance as CloudInstance } from "../../../sdk";
+import type { ProviderContext } from "../../framework/context";
+import { defineResource, outputFields } from "../../framework/define-resource";
+import { plainJson } from "../../framework/plain-json";
+import { POWERED_ON, scheduledShutdown, services, sshPasswords } from "./cloud";
+import { converge } from "./converge";
+import { createInstance } from "./create";
+import { instanceChecks, InstanceInputs } from "./inputs";
+import { instanceReads, instanceUnlessGone } from "./reads";
+
+const ServiceOutput = z
+  .object({
+    title: z.string().nullable().describe("The service's title."),
+    url: z.string().nullable().describe("The service's address."),
+    portType: z.string().nullable().describe("`http` or `ssh`."),
+    protocol: z.string().nullable().describe("`tcp` or `udp`."),
+    ssh: z
+      .object({
+        host: z.string().describe("SSH host."),
+        port: z.number().int().describe("SSH port."),
+        username: z.string().describe("SSH user; the password is in the instance's sshPasswords."),
+      })
+      .nullable()
+      .describe("How to reach an ssh service; null for other services."),
+  })
+  .meta({ id: "ServiceOutput", description: "An exposed service of an instance (its server_map entry)." });
+
+const field = outputFields<CloudInstance>();
+
+const outputs = {
+  instanceUuid: field(z.string().describe("The instance's uuid; also its id."), "instance_uuid"),
+  status: field(z.number().int().describe("The cloud's numeric status (see statusName)."), "status"),
+  statusName: field(z.string().describe("The status by name: running, stopped, ..."), (c) =>
+    instanceStatusName(c.status),
+  ),
+  title: field(
+    z.string().describe("The instance's name in the cloud; empty when it has none."),
+    (c) => c.title ?? "",
+  ),
+  serverUrls: field(
+    z.array(z.string()).describe("Addresses of the instance's web services."),
+    (c) => c.server_url ?? [],
+  ),
+  services: field(z.array(ServiceOutput).describe("The instance's exposed services."), services),
+  sshPasswords: field.secret(
+    z
+      .record(z.string(), z.string())
+      .describe("SSH password of each ssh service, keyed by the service's title."),
+    sshPasswords,
+  ),
+  gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name"),
+  imageName: field(z.string().nullable().describe("Image name."), "image_name"),
+  imageTag: field(z.string().nullable().describe("Image version tag."), "image_tag"),
+  createTime: field(
+    z.number().int().nullable().describe("When it was created, Unix seconds."),
+    "create_time",
+  ),
+  startTime: field(z.number().int().nullable().describe("When it last started, Unix seconds."), "start_time"),
+  chargingType: field(
+    z.number().int().nullable().describe("Billing type, as the cloud reports it."),
+    "charging_type",
+  ),
+  shutdownRegular: field(
+    z
+      .object({
+        shutdownTime: z.number().int().describe("When, Unix seconds."),
+        enable: z.boolean().describe("Whether it is set."),
+      })
+      .nullable()
+      .describe("The scheduled shutdown as the cloud reports it."),
+    (c) =>
+      c.shutdown_regular
+        ? { shutdownTime: c.shutdown_regular.shutdown_time, enable: c.shutdown_regular.enable }
+        : null,
+  ),
+};
+
+/** The inputs as the cloud has them now: refresh rebuilds these so drift shows and nothing else does. */
+function cloudInputs(inputs: InstanceInputs, cloud: CloudInstance): InstanceInputs {
+  return plainJson({
+    ...inputs,
+    title: inputs.title === undefined && !cloud.title ? undefined : (cloud.title ?? ""),
+    running: POWERED_ON.includes(cloud.status),
+    shutdownAt: scheduledShutdown(cloud),
+    gpuUuid: cloud.gpu_uuid ?? inputs.gpuUuid,
+    gpuNums: cloud.gpu_nums ?? inputs.gpuNums,
+  });
+}
+
+const state = (inputs: InstanceInputs, cloud: CloudInstance) => ({
+  inputs: cloudInputs(inputs, cloud),
+  cloud,
+});
+
+export const instance = defineResource({
+  name: "Instance",
+  description:
+    "A GPU instance. Adopt an existing one with `adoptInstanceUuid` (dynamic providers cannot `import`).",
+  inputs: InstanceInputs,
+  outputs,
+  diff: {
+    replaceOnChanges: ["podUuid", "podTag", "imageUuid", "gpuUuid", "gpuNums", "adoptInstanceUuid"],
+    // An absent title means the program leaves the title alone (DESIGN §3 is silent on clearing it).
+    keepWhenUnset: ["title"],
+    adoptsById: "adoptInstanceUuid",
+  },
+  stableOutputs: ["instanceUuid", "gpuName", "imageName", "imageTag", "createTime", "chargingType"],
+  checks: instanceChecks,
+  async create(ctx, inputs) {
+    const cloud = await createInstance(ctx, inputs);
+    return { id: cloud.instance_uuid, ...state(inputs, cloud) };
+  },
+  async read(ctx, id, olds) {
+    const cloud = await instanceUnlessGone(ctx.api, id);
+    return cloud && state(olds, cloud);
+  },
+  async update(ctx, id, olds, news) {
+    return state(news, await converge(ctx, id, olds, news));
+  },
+  async delete(ctx, id, olds) {
+    await ctx.api.instances.destroy(id);
+    const timeoutMs = (olds.waitTimeoutSeconds ?? 900) * 1000;
+    try {
+      await instanceReads(ctx.api).waitUntilGone(id, {
+        timeoutMs,
+        pollIntervalMs: ctx.settings.pollIntervalMs,
+      });
+    } catch (err) {
+      if (!(err instanceof TimeoutError)) throw err;
+      throw new Error(
+        `Could not delete instance ${id}: it is still listed ${timeoutMs / 1000} s after destroy (last seen: ${err.lastSeen}). Check it in the console.`,
+      );
+    }
+  },
+  async import(ctx, id) {
+    const cloud = await instanceUnlessGone(ctx.api, id);
+    if (!cloud)
+      throw new Error(`Could not import instance ${id}: it does not exist or belongs to another user.`);
+    const inputs = InstanceInputs.parse({
+      ...(await createdFrom(ctx, cloud)),
+      gpuUuid: cloud.gpu_uuid,
+      gpuNums: cloud.gpu_nums,
+      title: cloud.title || undefined,
+      running: POWERED_ON.includes(cloud.status),
+      shutdownAt: scheduledShutdown(cloud),
+    });
+    return state(inputs, cloud);
+  },
+});
+
+/** DESIGN §8: an instance whose image is a pod of the catalogue was created from that pod, any other from an image. */
+async function createdFrom(
+  ctx: ProviderContext,
+  cloud: CloudInstance,
+): Promise<Pick<InstanceInputs, "podUuid" | "podTag" | "imageUuid">> {
+  const image = cloud.image_uuid;
+  if (!image || !cloud.gpu_uuid || cloud.gpu_nums === undefined) {
+    throw new Error(
+      `Could not import instance ${cloud.instance_uuid}: the cloud does not report its image, GPU model or GPU count, ` +
+        "so its inputs cannot be known. Adopt it with adoptInstanceUuid and the inputs of your program instead.",
+    );
+  }
+  const pods = await collect(ctx.api.catalogue.podsAll());
+  return pods.some((pod) => pod.uuid === image)
+    ? { podUuid: image, podTag: cloud.image_tag }
+    : { imageUuid: image };
+}

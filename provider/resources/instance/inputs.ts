@@ -1,0 +1,89 @@
+/**
+ * The inputs of Instance (DESIGN §3): each described once, checked field by field, then across fields.
+ * Apart from the definition because the create and update paths read them too.
+ */
+import { z } from "zod";
+import { GPU_NUMS, TITLE_MAX } from "../../../sdk";
+import { exactlyOneOf, isUnknown, type CrossFieldRule } from "../../framework/check";
+import type { Inputs } from "../../framework/define-resource";
+
+const uuid = (what: string) =>
+  z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
+
+/** shutdownAt: Unix seconds, or an ISO 8601 time with a zone; stored as Unix seconds. */
+const shutdownAt = z
+  .union([z.number().int().positive(), z.iso.datetime({ offset: true })], {
+    error:
+      "must be Unix seconds (a positive integer) or an ISO 8601 time with a zone, e.g. 2026-01-02T03:04:05Z",
+  })
+  .transform((v) => (typeof v === "number" ? v : Math.floor(Date.parse(v) / 1000)))
+  .pipe(z.number().int());
+
+export const InstanceInputs = z.object({
+  podUuid: uuid("a pod uuid from getPods")
+    .optional()
+    .describe("Create from this pod (application-market template)."),
+  podTag: uuid("a version tag of the pod")
+    .optional()
+    .describe("Pod version; the latest when absent. Only with podUuid."),
+  imageUuid: uuid("a personal or market image uuid")
+    .optional()
+    .describe("Create from this image instead of a pod."),
+  gpuUuid: uuid("a GPU model uuid from getGpu").describe("GPU model."),
+  gpuNums: z
+    .number({ error: `must be one of ${GPU_NUMS.join(", ")}` })
+    .refine((n) => (GPU_NUMS as readonly number[]).includes(n), {
+      error: (i) => `must be one of ${GPU_NUMS.join(", ")}, got ${String(i.input)}`,
+    })
+    .meta({ type: "integer" })
+    .describe(`Number of GPUs: ${GPU_NUMS.join(", ")}.`),
+  title: z
+    .string({ error: "must be a string" })
+    .refine((t) => [...t].length <= TITLE_MAX, {
+      error: (i) => `must be at most ${TITLE_MAX} characters, got ${[...String(i.input)].length}`,
+    })
+    .optional()
+    .describe(
+      `Instance name, at most ${TITLE_MAX} characters. When absent the provider leaves the cloud's title alone.`,
+    ),
+  running: z.boolean({ error: "must be a boolean" }).default(true).describe("Desired power state."),
+  shutdownAt: shutdownAt
+    .optional()
+    .describe("Scheduled shutdown (Unix seconds or ISO 8601); absent means none."),
+  waitTimeoutSeconds: z
+    .number({ error: "must be a number of seconds" })
+    .int("must be a whole number of seconds")
+    .positive("must be positive")
+    .default(900)
+    .describe("How long create and power changes wait."),
+  adoptInstanceUuid: uuid("an existing instance uuid")
+    .optional()
+    .describe("Adopt this existing instance instead of creating one."),
+});
+export type InstanceInputs = Inputs<typeof InstanceInputs>;
+
+const podTagNeedsPod: CrossFieldRule<InstanceInputs> = (i) =>
+  i.podTag !== undefined && !isUnknown(i.podTag) && i.imageUuid !== undefined && !isUnknown(i.imageUuid)
+    ? [
+        {
+          property: "podTag",
+          reason: "podTag goes with podUuid; an instance created from imageUuid takes no podTag",
+        },
+      ]
+    : [];
+
+const timerNeedsRunning: CrossFieldRule<InstanceInputs> = (i) =>
+  i.shutdownAt !== undefined && i.running === false
+    ? [
+        {
+          property: "shutdownAt",
+          reason: "shutdownAt schedules the shutdown of a running instance; it needs running: true",
+        },
+      ]
+    : [];
+
+export const instanceChecks = [
+  exactlyOneOf<InstanceInputs>(["podUuid", "imageUuid"], "create from a pod or from an image"),
+  podTagNeedsPod,
+  timerNeedsRunning,
+];

@@ -1,0 +1,317 @@
+/**
+ * Coalesced instance reads. A refresh reads every instance of a stack at once, and a create waits for
+ * every new instance at once; one /instance/info per instance per poll is what makes fleets hit 429s.
+ * Here reads that arrive together in one provider process share one walk of /instance/list, and every
+ * instance waiting for a status shares one walk per poll interval. Results stay exact:
+ * - a read or poll is answered only by a walk that started after it was asked;
+ * - an instance absent from a walk is gone only when that walk cannot have skipped it (one page, with a
+ *   total that matches); otherwise /instance/info decides, as it would have without coalescing;
+ * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
+ * One `InstanceReads` per client lives in this module, so it lasts as long as the provider process.
+ */
+import {
+  instanceStatusName,
+  isTransientError,
+  NotFoundError,
+  TimeoutError,
+  type GpuCloudClient,
+  type Instance,
+} from "../../../sdk";
+
+/** How long the first read of a batch waits for others to join its walk. */
+export const BATCH_WINDOW_MS = 5;
+/**
+ * Polls take at most this share of the request budget, leaving the rest to the writes that polls wait
+ * for: a slow API makes the next walk wait longer, and so does a rate limit (a walk then costs one
+ * paced gap per page, however long its requests queued behind the writes).
+ */
+export const POLL_SHARE = 0.25;
+/** The largest page the emulator serves; api-v2.md does not show the live service's maximum. */
+export const LIST_PAGE_SIZE = 100;
+
+/** One walk of /instance/list. */
+export interface Walk {
+  instances: Map<string, Instance>;
+  /** Every page reported the same total, no uuid came twice, and exactly `total` were collected. */
+  consistent: boolean;
+  /** One page held the whole list, so nothing can have shifted between pages. */
+  atomic: boolean;
+  pages: number;
+}
+
+export interface StatusWaitOptions {
+  timeoutMs: number;
+  pollIntervalMs: number;
+}
+
+interface Waiter {
+  /** Only walks numbered above this started after the waiter was registered. */
+  after: number;
+  pollIntervalMs: number;
+  deadline: number;
+  /** Settles the waiter from a walk; returns true when it is settled. */
+  offer(walk: Walk): Promise<boolean>;
+  fail(err: unknown): void;
+  /** A poll failed in a way that may pass (see isTransientError): the wait goes on until its deadline. */
+  pollFailed(err: Error): void;
+  timeOut(): void;
+}
+
+/** api-v2.md: list and info both return server_url and server_map; creation records carry neither. */
+function hasInfoFields(instance: Instance): boolean {
+  return Array.isArray(instance.server_url) && Array.isArray(instance.server_map);
+}
+
+function goneError(instanceUuid: string): NotFoundError {
+  return new NotFoundError({
+    action: `read instance ${instanceUuid}`,
+    method: "GET",
+    path: "/instance/list",
+    status: 404,
+    message: `Could not read instance ${instanceUuid}: it is not in the instance list, so it was destroyed or belongs to another user.`,
+  });
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class InstanceReads {
+  private walksStarted = 0;
+  private lastWalkEndedAt = -Infinity;
+  /** What the last walk took of the request budget (see POLL_SHARE). */
+  private lastWalkCostMs = 0;
+  private inFlight: Promise<unknown> | undefined;
+  private queued: Promise<Walk> | undefined;
+  private readonly waiters = new Set<Waiter>();
+  private readonly listed = new Set<string>();
+  private pollTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly api: GpuCloudClient) {}
+
+  /** Like /instance/info (NotFoundError when gone), answered from a shared walk where it can be. */
+  async info(instanceUuid: string): Promise<Instance> {
+    return this.fromWalk(await this.nextWalk(), instanceUuid);
+  }
+
+  /** Resolves once a walk that started after this call has finished; its uuids are then in everListed. */
+  async freshListing(): Promise<void> {
+    await this.nextWalk();
+  }
+
+  /** Every uuid a finished walk listed: each of these instances existed before now. */
+  get everListed(): ReadonlySet<string> {
+    return this.listed;
+  }
+
+  /** Like client.instances.waitForStatus, polling through the shared walks. */
+  waitForStatus(instanceUuid: string, statuses: number[], options: StatusWaitOptions): Promise<Instance> {
+    const wanted = statuses.map((s) => `${s} (${instanceStatusName(s)})`).join(" or ");
+    let lastSeen = "nothing yet";
+    return this.wait(options, `instance ${instanceUuid} to reach status ${wanted}`, () => lastSeen, {
+      instanceUuid,
+      accept: async (walk) => {
+        const seen = await this.fromWalk(walk, instanceUuid);
+        lastSeen = `status ${seen.status} (${instanceStatusName(seen.status)})`;
+        return statuses.includes(seen.status) ? seen : undefined;
+      },
+    });
+  }
+
+  /**
+   * Resolves once a consistent walk no longer lists the instance. Used after destroy was accepted: a walk
+   * that skipped a still-listed instance would only end this wait early, never drop a live instance.
+   */
+  async waitUntilGone(instanceUuid: string, options: StatusWaitOptions): Promise<void> {
+    let lastSeen = "still listed";
+    await this.wait(options, `instance ${instanceUuid} to be gone`, () => lastSeen, {
+      instanceUuid,
+      accept: async (walk) => {
+        const listed = walk.instances.get(instanceUuid);
+        if (listed) lastSeen = `status ${listed.status} (${instanceStatusName(listed.status)})`;
+        return !listed && walk.consistent ? true : undefined;
+      },
+    });
+  }
+
+  /** The instance as `walk` shows it; /instance/info decides what the walk cannot. */
+  private fromWalk(walk: Walk, instanceUuid: string): Promise<Instance> {
+    const listed = walk.instances.get(instanceUuid);
+    if (listed && hasInfoFields(listed)) return Promise.resolve(listed);
+    if (!listed && walk.consistent && walk.atomic) return Promise.reject(goneError(instanceUuid));
+    return this.api.instances.info(instanceUuid);
+  }
+
+  private wait<T>(
+    options: StatusWaitOptions,
+    description: string,
+    lastSeen: () => string,
+    spec: { instanceUuid: string; accept: (walk: Walk) => Promise<T | undefined> },
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let lastFailure: string | undefined;
+      const seen = () => (lastFailure ? `${lastSeen()}, then a poll failed (${lastFailure})` : lastSeen());
+      const waiter: Waiter = {
+        after: this.walksStarted,
+        pollIntervalMs: options.pollIntervalMs,
+        deadline: Date.now() + options.timeoutMs,
+        offer: async (walk) => {
+          const done = await spec.accept(walk);
+          lastFailure = undefined;
+          if (done === undefined) return false;
+          resolve(done);
+          return true;
+        },
+        fail: reject,
+        pollFailed: (err) => (lastFailure = err.message),
+        timeOut: () =>
+          reject(
+            new TimeoutError({
+              action: `wait for instance ${spec.instanceUuid}`,
+              method: "GET",
+              path: "/instance/list",
+              lastSeen: seen(),
+              message: `Could not wait for instance ${spec.instanceUuid}: timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for ${description}; last seen: ${seen()}. Raise the timeout or check the resource in the console.`,
+            }),
+          ),
+      };
+      this.waiters.add(waiter);
+      this.schedulePoll();
+    });
+  }
+
+  /** The walk that starts next: after a short window, or right after the one in flight. */
+  private nextWalk(): Promise<Walk> {
+    this.queued ??= (this.inFlight ? this.inFlight.then(noop, noop) : delay(BATCH_WINDOW_MS)).then(() =>
+      this.startWalk(),
+    );
+    return this.queued;
+  }
+
+  private startWalk(): Promise<Walk> {
+    this.queued = undefined;
+    const number = ++this.walksStarted;
+    const startedAt = Date.now();
+    const walk = walkList(this.api);
+    let pages: number | undefined;
+    const settled = walk.then(
+      (w) => {
+        pages = w.pages;
+        for (const uuid of w.instances.keys()) this.listed.add(uuid);
+        return this.offerToWaiters(number, w);
+      },
+      (err: unknown) => this.failWaiters(number, err),
+    );
+    this.inFlight = settled;
+    void settled.then(() => {
+      this.lastWalkEndedAt = Date.now();
+      const pacing = this.api.pacingMs;
+      this.lastWalkCostMs =
+        pacing > 0 && pages !== undefined ? pages * pacing : this.lastWalkEndedAt - startedAt;
+      if (this.inFlight === settled) this.inFlight = undefined;
+      this.schedulePoll();
+    });
+    return walk;
+  }
+
+  private async offerToWaiters(number: number, walk: Walk): Promise<void> {
+    await Promise.all(
+      this.eligible(number).map(async (waiter) => {
+        try {
+          if (await waiter.offer(walk)) this.waiters.delete(waiter);
+          else this.timeOutIfDue(waiter);
+        } catch (err) {
+          this.pollFailed(waiter, err);
+        }
+      }),
+    );
+  }
+
+  /** A failed walk fails the waits it was meant to answer, unless the failure may pass (as pollUntil does). */
+  private failWaiters(number: number, err: unknown): void {
+    for (const waiter of this.eligible(number)) this.pollFailed(waiter, err);
+  }
+
+  private eligible(walkNumber: number): Waiter[] {
+    return [...this.waiters].filter((w) => w.after < walkNumber);
+  }
+
+  private pollFailed(waiter: Waiter, err: unknown): void {
+    if (isTransientError(err)) {
+      waiter.pollFailed(err);
+      this.timeOutIfDue(waiter);
+      return;
+    }
+    this.waiters.delete(waiter);
+    waiter.fail(err);
+  }
+
+  private timeOutIfDue(waiter: Waiter): void {
+    if (Date.now() < waiter.deadline) return;
+    this.waiters.delete(waiter);
+    waiter.timeOut();
+  }
+
+  /**
+   * One walk per poll interval while anything waits, counted from the end of the last walk (as
+   * client.instances.waitForStatus sleeps after each poll), and later still when walks are slow (see
+   * POLL_SHARE). Walks started by reads count too.
+   */
+  private schedulePoll(): void {
+    if (this.pollTimer || this.waiters.size === 0) return;
+    const interval = Math.min(...[...this.waiters].map((w) => w.pollIntervalMs));
+    const pause = Math.max(interval, this.lastWalkCostMs * (1 / POLL_SHARE - 1));
+    const dueIn = Math.max(0, this.lastWalkEndedAt + pause - Date.now());
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      if (this.waiters.size > 0 && !this.queued) this.nextWalk().catch(noop);
+    }, dueIn);
+  }
+}
+
+function noop(): void {}
+
+/** Walks every page of /instance/list and says whether the pages fit together. */
+export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): Promise<Walk> {
+  const instances = new Map<string, Instance>();
+  let consistent = true;
+  let total: number | undefined;
+  let pages = 0;
+  for (let page = 1; ; page++) {
+    const res = await api.instances.list({ page, page_size: pageSize });
+    pages++;
+    if (total !== undefined && res.total !== total) consistent = false;
+    total ??= res.total;
+    for (const instance of res.instance_list) {
+      if (instances.has(instance.instance_uuid)) consistent = false;
+      instances.set(instance.instance_uuid, instance);
+    }
+    const seen = (page - 1) * pageSize + res.instance_list.length;
+    if (res.instance_list.length === 0 || seen >= total) break;
+  }
+  consistent &&= instances.size === total;
+  return { instances, consistent, atomic: pages === 1, pages };
+}
+
+/** The instance as a shared read shows it; undefined when the cloud says it does not exist. */
+export async function instanceUnlessGone(
+  api: GpuCloudClient,
+  instanceUuid: string,
+): Promise<Instance | undefined> {
+  try {
+    return await instanceReads(api).info(instanceUuid);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}
+
+const byClient = new WeakMap<GpuCloudClient, InstanceReads>();
+
+/** The coalescer of this client (one per client, so per provider process and settings). */
+export function instanceReads(api: GpuCloudClient): InstanceReads {
+  let reads = byClient.get(api);
+  if (!reads) {
+    reads = new InstanceReads(api);
+    byClient.set(api, reads);
+  }
+  return reads;
+}

@@ -1,0 +1,212 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Emulator } from "pulumi-gpucloud/emulator";
+import { instanceInfo, startTestEmulator, type TestEmulator } from "./helpers";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+const GPU = { gpu_name: "H100", gpu_uuid: "gpu-h100", status: 1, price: { hour: 9.5 } };
+const POD = {
+  title: "Text Generation WebUI",
+  uuid: "pod-textgen",
+  remark: "oobabooga",
+  pod_tag: ["v1", "v2"],
+  price: { hour: 0.5 },
+  web_services: [{ title: "TextGen", port: 7861 }],
+};
+const PLAIN_POD = { title: "Blender Studio", uuid: "pod-blender", pod_tag: ["4.2"], price: { hour: 0 } };
+const MARKET = {
+  uuid: "img-custom",
+  components: { CUDA: "12.6", Python: "3.12", PyTorch: "2.6.0" },
+  size: 1000,
+  created_at: 1_700_000_000,
+  updated_at: 1_700_000_000,
+};
+const WORKFLOW = {
+  workflow_id: "wf_upscale",
+  revision_id: "rev_upscale_1",
+  title: "Upscale",
+  owner: { user_id: "acme", display_name: "Acme" },
+  quote_amount: "0.30000000",
+  gpu_model: "H100",
+  editable_parameter_manifest: [
+    { name: "image", value_type: "image_input", required: true },
+    {
+      name: "factor",
+      value_type: "int",
+      ui_schema: { control: "select", options: [{ label: "2x", value: 2 }] },
+    },
+  ],
+  candidate_output_manifest: [{ name: "upscaled", type: "image" }],
+  compute_rate_per_second: "0.01000000",
+};
+const VIDEO_MODEL = {
+  model: "tiny-video",
+  generation_categories: ["text_to_video"],
+  price_per_second: { "360p": "0.01000000" },
+  default_resolution: "360p",
+  ratios: ["1:1"],
+  min_duration: 1,
+  max_duration: 4,
+  default_duration: 2,
+};
+
+describe("--seed FILE", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "gpucloud-seed-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const seedFile = (content: unknown): string => {
+    const file = join(dir, `seed-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
+    return file;
+  };
+
+  describe("a full seed", () => {
+    let t: TestEmulator;
+    beforeAll(async () => {
+      t = await startTestEmulator({
+        seedFile: seedFile({
+          gpus: [GPU],
+          pods: [POD, PLAIN_POD],
+          market_images: [MARKET],
+          workflows: [WORKFLOW],
+          video_models: [VIDEO_MODEL],
+        }),
+      });
+    });
+    afterAll(() => t.close());
+
+    const data = async (path: string) => (await t.api("GET", path)).body.data;
+
+    it("serves the seeded lists in the API's own field names, and nothing of the built-in ones", async () => {
+      expect(await data("/gpu/list")).toEqual({ gpu_list: [GPU], total: 1 });
+      const { web_services: _services, ...shownPod } = POD;
+      expect(await data("/pod/list")).toEqual({
+        pod_list: [shownPod, { ...PLAIN_POD, remark: "" }],
+        total: 2,
+      });
+      const market = await data("/image/market/list");
+      expect(market.image_list).toEqual([
+        {
+          ...MARKET,
+          components: {
+            CUDA: "12.6",
+            PaddlePaddle: "",
+            PyTorch: "2.6.0",
+            Python: "3.12",
+            TensorFlow: "",
+            Ubuntu: "",
+          },
+        },
+      ]);
+      expect((await data("/workflow/market/list")).items.map((w: Json) => w.workflow_id)).toEqual([
+        "wf_upscale",
+      ]);
+      expect(await data("/workflow/market/info?workflow_id=wf_upscale")).toMatchObject({
+        revision_id: "rev_upscale_1",
+        gpu_model: "H100",
+        quote_amount: "0.30000000",
+      });
+    });
+
+    it("creates instances from seeded pods with their services, named for the pod when not given", async () => {
+      const create = async (pod_uuid: string) =>
+        (
+          await t.api("POST", "/instance/create_by_pod", {
+            body: { pod_uuid, gpu_uuid: "gpu-h100", gpu_nums: 1 },
+          })
+        ).body.data.instance_uuid;
+      const titles = async (uuid: string) =>
+        (await instanceInfo(t, uuid)).body.data.server_map.map((e: Json) => e.title);
+      expect(await titles(await create("pod-textgen"))).toEqual(["TextGen", "SSH"]);
+      expect(await titles(await create("pod-blender"))).toEqual(["Blender Studio", "SSH"]);
+      expect((await t.api("GET", "/balance/info")).body.data.balance).toBe(1000 - 10 - 9.5);
+    });
+
+    it("runs seeded workflows and video models, and keeps the seed across a reset", async () => {
+      await t.admin("POST", "/reset");
+      const run = await t.api("POST", "/workflow/run/submit", {
+        body: {
+          workflow_id: "wf_upscale",
+          idempotency_key: "k",
+          inputs: { image: "https://example.com/a.png", factor: 2 },
+        },
+      });
+      expect(run.body.data).toMatchObject({ quote_amount: "0.30000000", idempotent_replay: false });
+      await t.advance(25);
+      expect((await data(`/workflow/run/info?run_order_id=${run.body.data.run_order_id}`)).total_cost).toBe(
+        "0.20000000",
+      );
+      const video = await t.api("POST", "/model-runs/videos", {
+        body: { idempotency_key: "v", inputs: { model: "tiny-video", prompt: "p" } },
+      });
+      expect(video.body.data.frozen_amount).toBe("0.02000000");
+      expect(
+        (
+          await t.api("POST", "/model-runs/videos", {
+            body: { idempotency_key: "w", inputs: { model: "demo-video", prompt: "p" } },
+          })
+        ).body.msg,
+      ).toMatch(/^inputs\.model: unknown video model demo-video/);
+      expect((await data("/gpu/list")).gpu_list).toEqual([GPU]);
+    });
+  });
+
+  it("keeps the built-in list of every key left out", async () => {
+    const t = await startTestEmulator({ seedFile: seedFile({ gpus: [GPU] }) });
+    try {
+      expect((await t.api("GET", "/gpu/list")).body.data.total).toBe(1);
+      expect((await t.api("GET", "/pod/list")).body.data.pod_list.map((p: Json) => p.title)).toContain(
+        "ComfyUI",
+      );
+      expect((await t.api("GET", "/workflow/market/list")).body.data.total).toBe(2);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.each([
+    [
+      "a price in words",
+      { pods: [POD, { ...PLAIN_POD, price: { hour: "cheap" } }] },
+      "pods[1].price.hour: must be a number",
+    ],
+    ["a repeated id", { gpus: [GPU, { ...GPU }] }, "gpus[1].gpu_uuid: repeats [0]'s gpu_uuid gpu-h100"],
+    [
+      "an unknown status",
+      { gpus: [{ ...GPU, status: 2 }] },
+      "gpus[0].status: must be 1 (valid) or 0 (not available)",
+    ],
+    ["a misspelt list", { gpu: [GPU] }, "has an unknown field: gpu"],
+    ["a list that is an object", { pods: { 0: POD } }, "pods: must be an array"],
+    [
+      "an unknown value_type",
+      { workflows: [{ ...WORKFLOW, editable_parameter_manifest: [{ name: "x", value_type: "blob" }] }] },
+      "workflows[0].editable_parameter_manifest[0].value_type: must be one of string, int, float, bool",
+    ],
+    [
+      "a time in words",
+      { workflows: [{ ...WORKFLOW, updated_at: "yesterday" }] },
+      "workflows[0].updated_at: must be an ISO 8601 time",
+    ],
+    [
+      "an unpriced default resolution",
+      { video_models: [{ ...VIDEO_MODEL, default_resolution: "8k" }] },
+      "video_models[0].default_resolution: must be one of the priced resolutions (360p)",
+    ],
+    ["an empty id", { market_images: [{ ...MARKET, uuid: "" }] }, "market_images[0].uuid: must not be empty"],
+  ])("refuses %s, naming the file, the entry and the field", (_what, content, message) => {
+    const file = seedFile(content);
+    expect(() => new Emulator({ seedFile: file })).toThrow(`seed file ${file} is refused: ${message}`);
+  });
+
+  it("refuses a seed file that is not JSON, naming it", () => {
+    const file = seedFile("{ gpus: ");
+    expect(() => new Emulator({ seedFile: file })).toThrow(`seed file ${file} is not valid JSON`);
+  });
+});

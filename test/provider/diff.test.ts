@@ -1,0 +1,83 @@
+/**
+ * The declared diff answers per input (what changed, how, and whether it replaces), as a native plugin's
+ * detailed diff needs; the dynamic provider's changes and replaces are collapsed from it.
+ */
+import { providers } from "../../provider/dynamic";
+import { diffResource } from "../../provider/framework/dynamic-provider";
+import { idleClosePolicy } from "../../provider/resources/idle-close-policy";
+import { instance } from "../../provider/resources/instance/definition";
+import { personalImage } from "../../provider/resources/personal-image";
+import { UNKNOWN } from "../harness";
+
+const program = {
+  podUuid: "pod-1",
+  gpuUuid: "gpu-1",
+  gpuNums: 1,
+  title: "a",
+  running: true,
+  waitTimeoutSeconds: 900,
+};
+/** What the engine stores: every input beside the outputs. */
+const stored = { ...program, instanceUuid: "i-1", status: 2 };
+
+describe("the declared diff", () => {
+  it("names each changed input with its kind, and whether it replaces", () => {
+    const diff = diffResource(instance, "i-1", stored, {
+      ...program,
+      title: "b",
+      gpuNums: 2,
+      podTag: "v2",
+      running: UNKNOWN,
+    });
+    expect(diff).toEqual({
+      properties: {
+        gpuNums: { kind: "update", replace: true },
+        title: { kind: "update", replace: false },
+        running: { kind: "update", replace: false },
+        podTag: { kind: "add", replace: true },
+      },
+      changes: true,
+      replaces: ["podTag", "gpuNums"],
+    });
+  });
+
+  it("reports an input the program stops setting as deleted, unless unset keeps the cloud's value", () => {
+    const { title: _title, ...untitled } = program;
+    expect(diffResource(instance, "i-1", stored, untitled)).toMatchObject({ changes: false, properties: {} });
+    const policy = {
+      instanceUuid: "i-1",
+      idlePeriodMinutes: 10,
+      destroyOnIdle: true,
+      gpuThreshold: 0,
+      memoryThreshold: 0,
+    };
+    const { destroyOnIdle: _destroy, ...withoutDestroy } = policy;
+    expect(diffResource(idleClosePolicy, "i-1", policy, withoutDestroy).properties).toEqual({
+      destroyOnIdle: { kind: "delete", replace: false },
+    });
+  });
+
+  it("takes adopting the resource's own id, or no longer adopting it, as no change", () => {
+    const adopted = { ...stored, adoptInstanceUuid: "i-1" };
+    expect(diffResource(instance, "i-1", stored, { ...program, adoptInstanceUuid: "i-1" }).changes).toBe(
+      false,
+    );
+    expect(diffResource(instance, "i-1", adopted, program).changes).toBe(false);
+    expect(diffResource(instance, "i-1", adopted, { ...program, adoptInstanceUuid: "i-2" }).replaces).toEqual(
+      ["adoptInstanceUuid"],
+    );
+    const image = { adoptImageUuid: "img-1", waitTimeoutSeconds: 900, imageUuid: "img-1" };
+    expect(
+      diffResource(personalImage, "img-1", image, { instanceUuid: "i-1", waitTimeoutSeconds: 900 }).replaces,
+    ).toEqual(["instanceUuid"]);
+  });
+
+  it("is what the dynamic provider answers, collapsed", async () => {
+    const news = { ...program, title: "b", gpuNums: 2 };
+    expect(await providers.Instance.diff("i-1", stored, news)).toEqual({
+      changes: true,
+      replaces: diffResource(instance, "i-1", stored, news).replaces,
+      deleteBeforeReplace: false,
+    });
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Read by id alone (`pulumi import`, `get`): dynamic providers never reach it, the native plugin will.
+ * The inputs it answers must pass check and show no diff against the state it answers.
+ */
+import type { ProviderContext } from "../../provider/framework/context";
+import { stateOutputs, type AnyResourceDefinition } from "../../provider/framework/define-resource";
+import { idleClosePolicy } from "../../provider/resources/idle-close-policy";
+import { instance } from "../../provider/resources/instance/definition";
+import { personalImage } from "../../provider/resources/personal-image";
+import { DEMO_KEY } from "../emulator/helpers";
+import { startWorld, type World } from "../support/world";
+
+describe("import by id", () => {
+  let w: World;
+  let ctx: ProviderContext;
+  beforeAll(async () => {
+    w = await startWorld();
+    ctx = {
+      api: w.api,
+      settings: { baseUrl: w.emu.url, apiKey: DEMO_KEY, pollIntervalMs: 10, requestTimeoutMs: 30_000 },
+    };
+  });
+  afterAll(() => w.stop());
+  beforeEach(() => w.emu.admin("POST", "/reset"));
+
+  /** Imports `id`, then asserts that check keeps its inputs and that they diff as no change. */
+  async function imported(definition: AnyResourceDefinition, id: string): Promise<Record<string, unknown>> {
+    const state = await definition.import(ctx, id);
+    const kind = definition.name;
+    const checked = await w.h.check(kind, state.inputs);
+    expect(checked).toEqual({ inputs: state.inputs, failures: [] });
+    const diff = await w.h.diff(kind, id, stateOutputs(definition, state), checked.inputs);
+    expect(diff).toMatchObject({ changes: "none", replaces: [] });
+    return state.inputs;
+  }
+
+  const created = async (inputs: Record<string, unknown>) =>
+    w.advancing(w.h.create("Instance", await w.h.checked("Instance", inputs)));
+
+  it("takes an instance made from a pod as podUuid and podTag, with its title and power state", async () => {
+    const { id } = await created({ ...w.spec, title: "made elsewhere" });
+    const pod = (await w.api.catalogue.pods({ page: 1, page_size: 100 })).pod_list.find(
+      (p) => p.uuid === w.podUuid,
+    )!;
+    expect(await imported(instance, id)).toEqual({
+      podUuid: w.podUuid,
+      podTag: pod.pod_tag?.at(-1),
+      gpuUuid: w.gpu4090,
+      gpuNums: 1,
+      title: "made elsewhere",
+      running: true,
+      waitTimeoutSeconds: 900,
+    });
+  });
+
+  it("takes an instance made from a market image as imageUuid, and a stopped one as running: false", async () => {
+    const [image] = (await w.api.catalogue.marketImages({ page: 1, page_size: 1 })).image_list;
+    const { id } = await created({ imageUuid: image.uuid, gpuUuid: w.gpu5090, gpuNums: 2, running: false });
+    expect(await imported(instance, id)).toEqual({
+      imageUuid: image.uuid,
+      gpuUuid: w.gpu5090,
+      gpuNums: 2,
+      running: false,
+      waitTimeoutSeconds: 900,
+    });
+  });
+
+  it("refuses an instance that does not exist, saying so", async () => {
+    await expect(instance.import(ctx, "ins-nope")).rejects.toThrow(
+      "Could not import instance ins-nope: it does not exist or belongs to another user.",
+    );
+  });
+
+  it("takes an idle policy with the settings the cloud reports, and refuses an instance without one", async () => {
+    const { id } = await created(w.spec);
+    await expect(idleClosePolicy.import(ctx, id)).rejects.toThrow(/it has none/);
+    await w.h.create(
+      "IdleClosePolicy",
+      await w.h.checked("IdleClosePolicy", { instanceUuid: id, idlePeriodMinutes: 60, gpuThreshold: 20 }),
+    );
+    expect(await imported(idleClosePolicy, id)).toEqual({
+      instanceUuid: id,
+      idlePeriodMinutes: 60,
+      destroyOnIdle: false,
+      gpuThreshold: 20,
+      memoryThreshold: 0,
+    });
+  });
+
+  it("takes a personal image as adopted by its uuid", async () => {
+    const { id } = await created(w.spec);
+    const image = await w.advancing(w.api.images.saveFromInstance(id, { pollIntervalMs: 10 }), 20);
+    expect(await imported(personalImage, image.uuid)).toEqual({
+      adoptImageUuid: image.uuid,
+      waitTimeoutSeconds: 900,
+    });
+    await expect(personalImage.import(ctx, "img-nope")).rejects.toThrow(/not in your personal image list/);
+  });
+});

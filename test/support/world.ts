@@ -1,0 +1,77 @@
+/** A real emulator on loopback plus the gpucloud providers behind the lifecycle harness, wired to it. */
+import type { Emulator, EmulatorOptions } from "pulumi-gpucloud/emulator";
+import { GpuCloudClient } from "pulumi-gpucloud/sdk";
+import type { Harness, Props } from "../harness";
+import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+import { advancing } from "./clock";
+import { gpucloudHarness, providerConfig, type ProviderServerOptions } from "./providers";
+
+export interface World {
+  emu: TestEmulator;
+  /** The emulator object itself (it runs in this process): its fault table, its rooms. */
+  emulator: Emulator;
+  h: Harness;
+  /** The same cloud, reached directly: out-of-band changes and assertions. */
+  api: GpuCloudClient;
+  /** Instance inputs for a 1 x 4090D ComfyUI instance. */
+  spec: Props;
+  podUuid: string;
+  gpu4090: string;
+  gpu5090: string;
+  /** Runs `work` while the frozen clock moves, so the provider's waits end without sleeping. */
+  advancing<T>(work: Promise<T>, secondsPerStep?: number): Promise<T>;
+  /** The instances the API lists for the demo key. */
+  instanceUuids(): Promise<string[]>;
+  /** Every instance the emulator holds, of every user, from its own state (no API call, no fault). */
+  cloudInstances(): string[];
+  stop(): Promise<void>;
+}
+
+export interface WorldOptions {
+  emulator?: EmulatorOptions;
+  /** Other stored providers or another working directory for the provider server. */
+  server?: Pick<ProviderServerOptions, "providers" | "cwd">;
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  const emu = await startTestEmulator(options.emulator);
+  const h = await gpucloudHarness({ ...options.server, config: providerConfig(emu.url) }).catch(
+    async (err: unknown) => {
+      await emu.close();
+      throw err;
+    },
+  );
+  const emulator = emu.running.emulator;
+  const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
+  const podUuid = (await pod(emu, "ComfyUI")).uuid;
+  const gpu4090 = await gpuUuid(emu, "4090D");
+  const gpu5090 = await gpuUuid(emu, "5090");
+  return {
+    emu,
+    emulator,
+    h,
+    api,
+    podUuid,
+    gpu4090,
+    gpu5090,
+    spec: { podUuid, gpuUuid: gpu4090, gpuNums: 1 },
+    advancing: (work, secondsPerStep) => advancing(emu, work, secondsPerStep),
+    async instanceUuids() {
+      const uuids: string[] = [];
+      for await (const i of api.instances.listAll()) uuids.push(i.instance_uuid);
+      return uuids.sort();
+    },
+    cloudInstances: () => instancesIn(emulator),
+    async stop() {
+      await api.close();
+      await h.stop();
+      await emu.close();
+    },
+  };
+}
+
+/** Every instance the emulator holds, read from its instances room (the snapshot is the record list). */
+function instancesIn(emulator: Emulator): string[] {
+  const room = emulator.rooms.find((r) => r.name === "instances");
+  return ((room?.snapshot() ?? []) as { instance_uuid: string }[]).map((i) => i.instance_uuid).sort();
+}
