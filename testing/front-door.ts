@@ -8,6 +8,7 @@
  * The same program can so run through either door.
  */
 import * as path from "node:path";
+import { packageRoot } from "../provider/package-root";
 import {
   ProviderProcess,
   pulumiRoot,
@@ -205,6 +206,15 @@ export interface NativeFrontDoorOptions {
   args?: string[];
 }
 
+/** This package's own plugin, `pulumi-resource-gpucloud`, as the Pulumi engine starts it. */
+export function gpucloudPlugin(): NativeFrontDoorOptions {
+  return {
+    package: "gpucloud",
+    command: process.execPath,
+    args: [path.join(packageRoot(), "dist", "provider", "native", "main.js")],
+  };
+}
+
 /** `pulumi-nodejs:dynamic/gpucloud:Instance` -> `gpucloud:index:Instance`; undefined for another package's type. */
 export function nativeType(dynamicType: string, pkg: string): string | undefined {
   const prefix = `${DYNAMIC_PREFIX}${pkg}:`;
@@ -234,11 +244,12 @@ export function providerConfig(
 }
 
 /**
- * Every resource of `package` through a native provider plugin. Configure announces acceptSecrets, so
+ * Every resource of `package` through a native provider plugin: by default this package's own, so that a
+ * program's resources take the path they take from Pulumi YAML, Python, Go or .NET. Configure announces acceptSecrets, so
  * secrets travel wrapped when the plugin accepts them and unwrapped otherwise, as the engine does; the
  * plugin marks secret outputs by wrapping them, and the engine records those names as secret.
  */
-export function nativeFrontDoor(options: NativeFrontDoorOptions): FrontDoorFactory {
+export function nativeFrontDoor(options: NativeFrontDoorOptions = gpucloudPlugin()): FrontDoorFactory {
   return async ({ cwd, env }) =>
     new NativeFrontDoor(
       await ProviderProcess.start({

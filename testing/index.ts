@@ -20,6 +20,7 @@ export type { ResourceRecord, StackState } from "./state";
 export { ResourceInitFailedError } from "./provider-process";
 export {
   dynamicFrontDoor,
+  gpucloudPlugin,
   nativeFrontDoor,
   type FrontDoor,
   type FrontDoorContext,

@@ -4,7 +4,14 @@ import * as path from "node:path";
 import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import { assertBuilt, ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
-import { secret, Stack, type Op, type OperationResult, type Props } from "../../testing";
+import {
+  secret,
+  Stack,
+  type FrontDoorFactory,
+  type Op,
+  type OperationResult,
+  type Props,
+} from "../../testing";
 
 export const API_KEY = "demo-key";
 
@@ -30,13 +37,13 @@ const SETTINGS_ENV = ["GPUCLOUD_BASE_URL", "GPUCLOUD_API_KEY", "GPUCLOUD_POLL_IN
 
 /**
  * The example against a fresh emulator whose clock runs 60x (an instance starts in one real second); the
- * provider polls every 20 ms. With `settingsFrom: "environment"` the provider's settings come from
+ * provider polls every 20 ms. `frontDoor` as Stack.open takes it. With `settingsFrom: "environment"` the provider's settings come from
  * GPUCLOUD_* variables of this process instead of stack config, as users of the CLI may set them.
  */
 export async function openExample(
   name: string,
   config: Props,
-  options: { settingsFrom?: "config" | "environment" } = {},
+  options: { settingsFrom?: "config" | "environment"; frontDoor?: FrontDoorFactory } = {},
 ): Promise<ExampleRun> {
   assertBuilt();
   ensurePackageLink();
@@ -63,6 +70,7 @@ export async function openExample(
           }),
       ...config,
     },
+    frontDoor: options.frontDoor,
   });
   return {
     stack,
