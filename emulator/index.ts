@@ -1,13 +1,23 @@
-import { Emulator, type EmulatorOptions } from "./server";
+import type { EmulatorOptions } from "./emulator-options";
+import { Emulator } from "./server";
 
-export { API_BASE, ADMIN_BASE, BODY_LIMIT, Emulator, type EmulatorOptions } from "./server";
-export type { Room, RoomContext } from "./core/room";
-export type { ErrorStatusMode } from "./core/envelope";
-export { fingerprint, userOfKeySpec } from "./core/auth";
+export type { EmulatorOptions, ErrorStatusMode } from "./emulator-options";
 export { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./core/durations";
-export { OptionError } from "./core/options";
 export { seededRandom } from "./core/random";
+
+// The emulator's internals, for this repository's tests, bench and demo. Marked @internal, they stay out
+// of the published declarations (stripInternal), whose modules would bring fastify's and zod's own.
+/** @internal */
+export { API_BASE, ADMIN_BASE, BODY_LIMIT, Emulator } from "./server";
+/** @internal */
+export type { Room, RoomContext } from "./core/room";
+/** @internal */
+export { fingerprint, userOfKeySpec } from "./core/auth";
+/** @internal */
+export { OptionError } from "./core/options";
+/** @internal */
 export { MAX_STORED_INPUT_BYTES } from "./core/validation";
+/** @internal */
 export {
   INSTANCE_TRANSITIONS,
   IDLE_CHECK_SECONDS,
@@ -16,7 +26,9 @@ export {
   CHARGING_TYPE,
   STATUS as INSTANCE_STATUS,
 } from "./instances/store";
+/** @internal */
 export { SAVE_IMAGE_SECONDS } from "./images/store";
+/** @internal */
 export { SERVICES_BASE, SSH_IDENTIFICATION } from "./services/gateway";
 
 export interface RunningEmulator {
@@ -35,6 +47,7 @@ export interface RunningEmulator {
   /** Back to the seeded state (same as POST /_emulator/reset); resolves like advance. */
   reset(): Promise<void>;
   close(): Promise<void>;
+  /** @internal */
   emulator: Emulator;
 }
 

@@ -1,5 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, altError, paramError, systemError } from "./errors";
+import type { ErrorStatusMode } from "../emulator-options";
+
+export type { ErrorStatusMode } from "../emulator-options";
 
 /** The success envelope (CONTRACTS.md): `{code: 0, msg: "success", data?}`. */
 export function ok(data?: unknown): { code: 0; msg: "success"; data?: unknown } {
@@ -39,13 +42,6 @@ export function toApiError(error: unknown, bodyLimit: number): ApiError {
   }
   return systemError();
 }
-
-/**
- * How API failures are answered: `http` (the default) with their HTTP status (api-v2.md "HTTP status");
- * `envelope` as public clients expect of the live service, business failures with HTTP 200 and the
- * envelope code (`--error-status envelope`).
- */
-export type ErrorStatusMode = "http" | "envelope";
 
 export const ERROR_STATUS_MODES: readonly ErrorStatusMode[] = ["http", "envelope"];
 

@@ -1,0 +1,47 @@
+/**
+ * The emulator's options, in a module of their own so that the package's public types (emulator/index.ts)
+ * name no fastify or zod types: a user's project compiles them without skipLibCheck or esModuleInterop.
+ */
+import type { Durations } from "./core/durations";
+
+/**
+ * How API failures are answered: `http` (the default) with their HTTP status (api-v2.md "HTTP status");
+ * `envelope` as public clients expect of the live service, business failures with HTTP 200 and the
+ * envelope code (`--error-status envelope`).
+ */
+export type ErrorStatusMode = "http" | "envelope";
+
+export interface EmulatorOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /**
+   * `KEY` or `USER:KEY`; default one key `demo-key`. With a state file that exists, these keys are
+   * accepted besides the saved ones (new users open with `balance`); a saved key keeps its user.
+   */
+  apiKeys?: string[];
+  /** Starting balance of every user in CNY; default 1000. With a saved state, of new users only. */
+  balance?: number | string;
+  /** Simulated seconds per real second; 0 freezes the clock (it then moves only on advance). */
+  timeScale?: number;
+  /** Requests per second per key; 0 (default) is off. */
+  rateLimit?: number;
+  /** Load state from this file at start and save it after every change. */
+  stateFile?: string;
+  /** Simulated start time in Unix seconds; default now. */
+  startTime?: number;
+  /** Real added latency in ms per API path relative to the API base; `default` for every other API path. */
+  latency?: Record<string, number>;
+  /** Simulated durations in seconds; each left out keeps its default (`--durations` in the README). */
+  durations?: Partial<Durations>;
+  /** A catalogue file replacing the built-in lists it names (`--seed` in the README). */
+  seedFile?: string;
+  /** The GPU and memory utilisation (0-100) every new instance's GPUs report; default 0. */
+  utilization?: { gpu: number; fb: number };
+  /** A request must arrive whole within this many ms (default 60 000); slower ones get 408. */
+  requestTimeoutMs?: number;
+  /** Connections open at once (default 1024); more are closed as they arrive. */
+  maxConnections?: number;
+  /** `envelope` answers business failures with HTTP 200 and the envelope code; default `http`. */
+  errorStatus?: ErrorStatusMode;
+}
