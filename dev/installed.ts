@@ -51,8 +51,10 @@ export async function installPackedCopy(): Promise<InstalledProject> {
  * the package from `npm pack` in node_modules, recorded in the project's package.json (when it has one) as
  * a dependency on this version.
  */
-export async function installPackageInto(dir: string): Promise<void> {
+export async function installPackageInto(projectDir: string): Promise<void> {
   assertBuilt();
+  // npm pack runs in this repository, so a relative folder would name the wrong place.
+  const dir = path.resolve(projectDir);
   const modules = path.join(dir, "node_modules");
   await fs.promises.mkdir(modules, { recursive: true });
   await unpackInto(dir, path.join(modules, "pulumi-gpucloud"));

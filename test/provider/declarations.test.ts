@@ -66,6 +66,14 @@ describe("the public declarations", () => {
     }
   });
 
+  it("of pulumi-gpucloud/emulator and pulumi-gpucloud/testing name neither fastify nor zod", () => {
+    for (const entry of ["emulator", "testing"]) {
+      const { packages } = closure(path.join(DIST, entry, "index.d.ts"));
+      const foreign = [...packages].filter((p) => /^(fastify|@fastify|zod|pino)(\/|$)/.test(p));
+      expect({ entry, foreign }).toEqual({ entry, foreign: [] });
+    }
+  });
+
   it("of pulumi-gpucloud reach neither the resource definitions nor their framework", () => {
     const { files } = closure(path.join(DIST, "provider", "index.d.ts"));
     expect(files).toContain(path.join("provider", "generated", "resources.d.ts"));
