@@ -4,7 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { checkInputs, type CheckFailure } from "./check";
-import { configure, providerContext } from "./context";
+import { configure, runOperation } from "./context";
 import {
   inputNames,
   stateOutputs,
@@ -50,31 +50,32 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
       return checkResource(definition, news);
     },
     async diff(id, olds, news) {
+      definition.diffed?.(id, olds);
       const { changes, replaces } = diffResource(definition, id, olds, news);
       return { changes, replaces, deleteBeforeReplace: false };
     },
     async create(props) {
       const created = await initFailureAsEngineError(definition, props, () =>
-        definition.create(providerContext(), inputs(props)),
+        runOperation((ctx) => definition.create(ctx, inputs(props))),
       );
       return { id: created.id, outs: outputs(created) };
     },
     async read(id, props) {
-      const state = await definition.read(providerContext(), id, inputs(props));
+      const state = await runOperation((ctx) => definition.read(ctx, id, inputs(props), props));
       if (state === undefined) return { id: "", props: {} };
-      return { id, props: outputs(state), inputs: plainJson(state.inputs) };
+      return { id: state.id ?? id, props: outputs(state), inputs: plainJson(state.inputs) };
     },
     async update(id, olds, news) {
       const update = definition.update;
       // diffResource answers "replace" for every change of a definition without update.
       if (!update) throw new Error(`${definition.name} cannot be updated in place; it is replaced instead.`);
       const state = await initFailureAsEngineError(definition, news, () =>
-        update(providerContext(), id, inputs(olds), inputs(news)),
+        runOperation((ctx) => update(ctx, id, inputs(olds), inputs(news))),
       );
       return { outs: outputs(state) };
     },
     async delete(id, props) {
-      await definition.delete(providerContext(), id, inputs(props));
+      await runOperation((ctx) => definition.delete(ctx, id, inputs(props), props));
     },
   };
 }
