@@ -8,11 +8,13 @@
 import {
   NotFoundError,
   OutcomeUnknownError,
+  RateLimitError,
   retryUntil,
   type CallOptions,
   type GpuCloudClient,
   type Instance as CloudInstance,
 } from "../../../sdk";
+import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
 import { ResourceInitError } from "../../framework/errors";
 import { assertTimerAhead, converge } from "./converge";
@@ -94,7 +96,9 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
     if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   }
   for (;;) {
-    const sent = await send(ctx, spec, deadline);
+    const sent = await send(ctx, spec, deadline).catch((err: unknown) => {
+      throw refusedForLong(err) ?? err;
+    });
     if (sent.kind === "answered") return { instance: sent.instance, claimed: false };
     const outcome = await reconcilerFor(ctx, spec).settle(sent.claimant);
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
@@ -153,6 +157,20 @@ async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): P
       };
     }
   }, until);
+}
+
+/**
+ * A 429 whose Retry-After outlasts what the create may wait, in the provider's words: the SDK's text
+ * advises raising a client option that a provider user does not have.
+ */
+function refusedForLong(err: unknown): Error | undefined {
+  if (!(err instanceof RateLimitError) || !err.tooLongToWait || err.retryAfterMs === undefined)
+    return undefined;
+  return new Error(
+    `Could not create instance: the cloud refused the create call with a rate limit (HTTP 429) and asked to wait ${formatWait(err.retryAfterMs)}, ` +
+      "longer than this create may wait, so it was not sent again and no instance was made. " +
+      "Run the update again after that time; fewer creates at once (`pulumi up --parallel N`) ask less of the limit.",
+  );
 }
 
 function createCall(api: GpuCloudClient, spec: CreateSpec, call: CallOptions): Promise<CloudInstance> {
