@@ -35,12 +35,13 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
   const uuid = made.instance.instance_uuid;
   try {
     if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
-    return await converge(
-      ctx,
-      uuid,
-      { title: made.claimed ? inputs.title : undefined },
-      inputs,
-      made.instance,
+    // Converging again is safe (it reads the instance afresh and does what is still missing), so it
+    // rides out an outage until the create's deadline instead of destroying an instance made fine.
+    let known: CloudInstance | undefined = made.instance;
+    const olds = { title: made.claimed ? inputs.title : undefined };
+    return await retryUntil(
+      () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
+      { deadline, pauseMs: ctx.settings.pollIntervalMs },
     );
   } catch (err) {
     return destroyAfterFailure(ctx, inputs, made.instance, err);
