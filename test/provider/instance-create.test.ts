@@ -47,6 +47,11 @@ describe("creates whose answers are lost", () => {
     ((await w.emu.admin("GET", "/requests")).body.requests as { path: string }[]).filter(
       (r) => r.path === CREATE,
     ).length;
+  /** Runs `act` as each call to `path` reaches the emulator, before its faults. */
+  const whenCalled = (path: string, act: () => void) =>
+    onCalls(w.emulator, (call) => {
+      if (call.path === path) act();
+    });
   const titles = async () => {
     const all: Record<string, string> = {};
     for await (const i of w.api.instances.listAll()) all[i.instance_uuid] = i.title ?? "";
@@ -94,11 +99,7 @@ describe("creates whose answers are lost", () => {
 
   it("leaves alone an instance another key creates in the window and titles soon after", async () => {
     let theirs: Promise<Instance> | undefined;
-    const undo = onCalls(
-      w.emulator,
-      (p) => p === CREATE,
-      () => (theirs ??= foreignCreate(300)),
-    );
+    const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate(300)));
     await fault("drop_after_commit");
     try {
       const state = await w.advancing(w.h.create("Instance", await inputs({ title: "ours" })));
@@ -113,16 +114,12 @@ describe("creates whose answers are lost", () => {
   it("rides out an outage in the middle of a claim", async () => {
     // The claim's write is the first title change: the lost create's instance has none until adopted.
     let armed = false;
-    const undo = onCalls(
-      w.emulator,
-      (p) => p === "/instance/update_title",
-      () => {
-        if (armed) return;
-        armed = true;
-        for (const path of ["/instance/list", "/instance/info"])
-          w.emulator.faults.add({ path, kind: "http_503", count: 6 });
-      },
-    );
+    const undo = whenCalled("/instance/update_title", () => {
+      if (armed) return;
+      armed = true;
+      for (const path of ["/instance/list", "/instance/info"])
+        w.emulator.faults.add({ path, kind: "http_503", count: 6 });
+    });
     await fault("drop_after_commit");
     try {
       const state = await w.advancing(w.h.create("Instance", await inputs({ title: "through" })));
@@ -140,10 +137,8 @@ describe("creates whose answers are lost", () => {
       lose: "drop_after_commit" | "reset",
     ): Promise<ResourceState> => {
       const news = await inputs({ waitTimeoutSeconds: 3, ...more });
-      const undo = onCalls(
-        w.emulator,
-        (p) => p === CREATE,
-        () => w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
+      const undo = whenCalled(CREATE, () =>
+        w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
       );
       await fault(lose);
       try {
@@ -208,11 +203,7 @@ describe("creates whose answers are lost", () => {
 
     it("keeps a record ambiguous while a foreign untitled instance shares its window, and resolves it once that one is titled", async () => {
       let theirs: Promise<Instance> | undefined;
-      const undo = onCalls(
-        w.emulator,
-        (p) => p === CREATE,
-        () => (theirs ??= foreignCreate()),
-      );
+      const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate()));
       await fault("drop_after_commit");
       let failure: InitFailure;
       try {
@@ -261,10 +252,8 @@ describe("creates whose answers are lost", () => {
     });
 
     it("lets only one of two stacks refreshing at once adopt the one instance both records could be", async () => {
-      const undo = onCalls(
-        w.emulator,
-        (p) => p === CREATE,
-        () => w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
+      const undo = whenCalled(CREATE, () =>
+        w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
       );
       await fault("drop_after_commit");
       await fault("reset");

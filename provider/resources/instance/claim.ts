@@ -37,28 +37,33 @@ export interface ClaimTiming {
 }
 
 /**
- * Claims `instanceUuid` for the claimant `claimantId`: its record once the claim stands, undefined when
- * it is gone, titled, or won by someone else. An instance already bearing one of this claimant's tokens
- * (a claim whose answer was lost in an earlier run) is this claimant's.
+ * won: the claim stands (an instance already bearing one of this claimant's tokens, from a claim whose
+ * answer was lost, is its too); lost: the instance is gone, or titled by someone else; untitled: our
+ * write did not land, so nothing is decided and the claim may be tried again.
  */
+export type ClaimResult = { kind: "won"; instance: CloudInstance } | { kind: "lost" } | { kind: "untitled" };
+
+/** Claims `instanceUuid` for the claimant `claimantId`. */
 export async function claim(
   ctx: ProviderContext,
   instanceUuid: string,
   claimantId: string,
   timing: ClaimTiming,
-): Promise<CloudInstance | undefined> {
+): Promise<ClaimResult> {
   const before = await readAfresh(ctx, instanceUuid, timing);
-  if (before?.title?.startsWith(claimPrefix(claimantId))) return before;
-  if (before === undefined || before.title) return undefined;
+  if (before?.title?.startsWith(claimPrefix(claimantId))) return { kind: "won", instance: before };
+  if (before === undefined || before.title) return { kind: "lost" };
   const token = claimToken(claimantId);
   // A write that kept retrying could land after another claimer confirmed its own claim and take the
-  // instance from under it; bounded to one request's time, every write lands within settleMs.
+  // instance from under it; bounded to one request's time, every write lands within settleMs. Whatever
+  // the write answers, the read after the wait decides.
   await ctx.api.instances
     .updateTitle(instanceUuid, token, { deadline: Date.now() + timing.writeMs })
     .catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, timing.settleMs));
   const after = await readAfresh(ctx, instanceUuid, timing);
-  return after?.title === token ? after : undefined;
+  if (after?.title === token) return { kind: "won", instance: after };
+  return after !== undefined && !after.title ? { kind: "untitled" } : { kind: "lost" };
 }
 
 /** The instance as a walk or read started now shows it, through outages until the deadline; undefined when gone. */

@@ -22,6 +22,7 @@ import type { ProviderContext } from "../../framework/context";
 import type { ProviderSettings } from "../../settings";
 import { claim, claimPrefix } from "./claim";
 import { matchesSpec, specKey, type CreateSpec } from "./create-spec";
+import { maximumMatching } from "./matching";
 import { instanceReads, type Walk } from "./reads";
 import { isTaken, markTaken } from "./taken";
 
@@ -86,6 +87,11 @@ interface Entry {
   reason: string;
   candidates: CloudInstance[];
 }
+
+const byAge = (instances: CloudInstance[]) =>
+  [...instances].sort((a, b) => (a.create_time ?? 0) - (b.create_time ?? 0));
+const byWindow = (entries: Entry[]) =>
+  [...entries].sort((a, b) => a.claimant.windowStart - b.claimant.windowStart);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -155,24 +161,28 @@ class Reconciler {
     }
     const unclaimed = free.filter((e) => e.claiming === undefined);
     const open = candidates.filter((c) => !this.claiming.has(c.instance_uuid));
-    if (open.length > unclaimed.length) {
+    const matching = maximumMatching(byAge(open), byWindow(unclaimed), (c, e) => this.admits(e, c));
+    if (matching.size < open.length) {
       const why =
-        `${open.length} untitled instances of this spec appeared while ${unclaimed.length} of its creates await their outcome: ` +
+        `${open.length} untitled instances of this spec appeared, more than the ${unclaimed.length} of its creates awaiting their outcome can have made: ` +
         "someone else may be creating the same spec right now, and until they title theirs, which is whose cannot be told";
       for (const entry of unclaimed) entry.reason = why;
     } else {
-      this.assign(unclaimed, open, walk, now);
+      this.assign(unclaimed, matching, walk, now);
     }
     for (const entry of unclaimed.filter((e) => e.claiming === undefined)) {
       if (this.noneMade(entry, walk, now)) this.finish(entry, { kind: "not-made" });
     }
   }
 
-  /** Notes when each untitled instance of the spec was first seen untitled; forgets the others. */
+  /**
+   * Notes when each untitled instance of the spec was first seen untitled; forgets one seen titled, or
+   * gone from a one-page listing (a listing of several pages may just have skipped it).
+   */
   private observe(walk: Walk, now: number): void {
     for (const uuid of this.firstSeen.keys()) {
       const listed = walk.instances.get(uuid);
-      if (!listed || listed.title) this.firstSeen.delete(uuid);
+      if (listed ? listed.title : walk.atomic) this.firstSeen.delete(uuid);
     }
     for (const instance of walk.instances.values()) {
       if (!instance.title && matchesSpec(instance, this.spec) && !this.firstSeen.has(instance.instance_uuid))
@@ -213,20 +223,14 @@ class Reconciler {
   }
 
   /**
-   * Gives each entry, oldest window first, the oldest quiet candidate its window admits. Any admissible
-   * assignment is exact: instances of one spec are interchangeable until titled.
+   * Claims, for each entry, the candidate the matching gave it once that one is quiet. Any complete
+   * matching is exact: instances of one spec are interchangeable until titled.
    */
-  private assign(entries: Entry[], candidates: CloudInstance[], walk: Walk, now: number): void {
-    const byAge = [...candidates].sort((a, b) => (a.create_time ?? 0) - (b.create_time ?? 0));
-    const oldestFirst = [...entries].sort((a, b) => a.claimant.windowStart - b.claimant.windowStart);
-    const given = new Set<string>();
-    for (const entry of oldestFirst) {
-      const pick = byAge.find(
-        (c) => !given.has(c.instance_uuid) && this.admits(entry, c) && this.isQuiet(entry, c, now),
-      );
-      if (pick) {
-        given.add(pick.instance_uuid);
-        this.startClaim(entry, pick);
+  private assign(entries: Entry[], matching: Map<Entry, CloudInstance>, walk: Walk, now: number): void {
+    for (const entry of entries) {
+      const given = matching.get(entry);
+      if (given && this.isQuiet(entry, given, now)) {
+        this.startClaim(entry, given);
       } else if (entry.candidates.length > 0) {
         entry.reason = `instance ${entry.candidates.map((c) => c.instance_uuid).join(", ")} appeared untitled, but not for long enough to tell it from one its creator is about to title`;
       } else {
@@ -267,10 +271,14 @@ class Reconciler {
       pollIntervalMs: this.timing.pollIntervalMs,
     })
       .then(
-        (won) => {
+        (result) => {
+          if (result.kind === "untitled") {
+            entry.claiming = undefined;
+            return;
+          }
           // Won, or someone else's (titled by its owner, claimed by another, or gone): never ours again.
           markTaken(uuid);
-          if (won) this.finish(entry, { kind: "adopted", instance: won });
+          if (result.kind === "won") this.finish(entry, { kind: "adopted", instance: result.instance });
           else entry.claiming = undefined;
         },
         (err: unknown) =>
