@@ -1,7 +1,7 @@
 /** The IdleClosePolicy resource: an instance's idle shutdown rule, set_idle_close (DESIGN §3). Its id is the instance's uuid. */
 import { z } from "zod";
 import { NotFoundError, type Instance as CloudInstance } from "../../sdk";
-import type { ProviderContext } from "../framework/context";
+import { warn, type ProviderContext } from "../framework/context";
 import { defineResource, type Inputs } from "../framework/define-resource";
 import { instanceUnlessGone } from "./instance/reads";
 
@@ -92,8 +92,8 @@ export const idleClosePolicy = defineResource({
     try {
       await ctx.api.instances.setIdleClose({ instance_uuid: id, idle_period_minutes: 0 });
     } catch (err) {
-      // The instance is gone, and its policy with it.
       if (!(err instanceof NotFoundError)) throw err;
+      warn(`The idle policy of instance ${id} was already gone with its instance; nothing to cancel.`);
     }
   },
   async import(ctx, id) {

@@ -116,6 +116,7 @@ export const instance = defineResource({
     adoptsById: "adoptInstanceUuid",
     pending: { isPendingId, output: PENDING_OUTPUT },
   },
+  stableOutputs: ["instanceUuid", "gpuName", "imageName", "imageTag", "createTime", "chargingType"],
   checks: instanceChecks,
   async create(ctx, inputs) {
     const cloud = await createInstance(ctx, inputs);
