@@ -29,13 +29,17 @@ export function checkResource(
   return checkInputs(definition.inputs, news, definition.checks);
 }
 
-/** The definition's declared diff of stored outputs (which carry every input) against new inputs. */
+/**
+ * The definition's declared diff of stored outputs (which carry every input) against new inputs. The
+ * definition learns of the state it met first (an Instance's pending create, for the create that follows).
+ */
 export function diffResource(
   definition: AnyResourceDefinition,
   id: string,
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): ResourceDiff {
+  definition.diffed?.(id, olds);
   return diffInputs(id, olds, news, inputNames(definition), definition.diff, definition.update !== undefined);
 }
 
@@ -50,7 +54,6 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
       return checkResource(definition, news);
     },
     async diff(id, olds, news) {
-      definition.diffed?.(id, olds);
       const { changes, replaces } = diffResource(definition, id, olds, news);
       return { changes, replaces, deleteBeforeReplace: false };
     },
