@@ -1,8 +1,10 @@
 /**
  * Scenario 1, creates under fire: 100 Instance creates of one spec through one provider server, 16 at a
- * time, while a seeded schedule loses the answer of 30% of the create calls, in turn in four ways:
+ * time, while a seeded schedule loses the answer of 30% of the create calls, in turn in six ways:
+ * - reset: the connection is reset before the cloud did anything;
  * - dropped: the cloud makes the instance, then drops the connection;
  * - late: the cloud holds the call past the provider's request timeout (1 s), then makes the instance;
+ * - http500: the cloud makes the instance, then answers HTTP 500 "system error";
  * - shifted: dropped, and the instance list shifts under the reconciliation's walks (a decoy at the head
  *   of the list is destroyed between two pages, mostly with a new one added at the tail, so the totals
  *   still agree while an instance is hidden);
@@ -17,13 +19,14 @@
  * by counts and states, never by timings.
  */
 import { fingerprint, type Emulator } from "pulumi-gpucloud/emulator";
-import { GpuCloudClient } from "pulumi-gpucloud/sdk";
+import { GpuCloudClient, type Instance } from "pulumi-gpucloud/sdk";
 import type { Harness, Props, ResourceState } from "../harness";
 import { onCalls, onInstancesMade } from "../support/emulator-hooks";
 import { reportFigure } from "../support/figures";
 import { initFailure } from "../support/init-failure";
 import { gpucloudHarness, providerConfig } from "../support/providers";
 import { startWorld, type World } from "../support/world";
+import type { PendingCreate } from "../../provider/resources/instance/pending-record";
 import {
   bounded,
   FAULT_EMULATOR,
@@ -49,7 +52,7 @@ const SHIFTS_PER_LOSS = 30;
 /** The other deployer titles its instance within this long: well inside the 2 s quiet time. */
 const FOREIGN_TITLE_MS = 500;
 const CREATE = "/instance/create_by_pod";
-const WAYS = ["dropped", "late", "shifted", "foreign"] as const;
+const WAYS = ["reset", "dropped", "late", "http500", "shifted", "foreign"] as const;
 type Way = (typeof WAYS)[number];
 
 jest.setTimeout(900_000);
@@ -131,8 +134,14 @@ describe("creates under fire", () => {
     let shiftsLeft = 0;
     const drop = (table: Parameters<FaultWay["arm"]>[0], path: string) =>
       table.add({ path, kind: "drop_after_commit", count: 1 });
+    const once = (name: Way, kind: "reset" | "http_500_after_commit"): FaultWay => ({
+      name,
+      arm: (table, path) => table.add({ path, kind, count: 1 }),
+    });
     const ways: Record<Way, FaultWay> = {
+      reset: once("reset", "reset"),
       dropped: { name: "dropped", arm: drop },
+      http500: once("http500", "http_500_after_commit"),
       late: {
         name: "late",
         arm: (table, path) => table.add({ path, kind: "late_commit", ms: LATE_MS, count: 1 }),
@@ -201,6 +210,13 @@ describe("creates under fire", () => {
     const inStateAfterFirstRun = new Set(created.map((s) => s.id));
 
     const outage = await w.advancing(createsDuringOutage(w));
+    // Before any later run: an instance no state holds is one a pending record of its spec and window
+    // may be, and no more of them than there are such records.
+    const unaccounted = unaccountedFor(
+      await fleetListing(w, (id) => !decoys.has(id) && !foreign.has(id)),
+      [...created, ...outage.created],
+      [...pending, ...outage.pending],
+    );
     const later = await w.advancing(resolveInLaterRuns(w, [...pending, ...outage.pending]));
     undoMade();
     const state = [...created, ...outage.created, ...later.state];
@@ -250,7 +266,8 @@ describe("creates under fire", () => {
         `first run ${seconds(firstRunMs)}, in all ${seconds(performance.now() - started)}`,
     );
     expect({ failures, deleteFailures }).toEqual({ failures: [], deleteFailures: [] });
-    expect({ orphaned, duplicated, adoptedForeign, foreignTakenOver, left }).toEqual({
+    expect({ unaccounted, orphaned, duplicated, adoptedForeign, foreignTakenOver, left }).toEqual({
+      unaccounted: [],
       orphaned: [],
       duplicated: 0,
       adoptedForeign: [],
@@ -259,9 +276,16 @@ describe("creates under fire", () => {
     });
     expect(outage.pending).toHaveLength(outage.creates);
     expect(later.resolved).toBe(pending.length + outage.pending.length);
-    // The schedule really fired as asked (seeded: the same figures every run), in the four ways in turn.
-    expect(schedule.figures.get("create")).toMatchObject({ faults: 30 });
-    expect(Object.values(schedule.figures.get("create")!.byKind).sort()).toEqual([7, 7, 8, 8]);
+    // The schedule really fired as asked (seeded), in the six ways in turn, re-sent creates included;
+    // a create whose connection was reset before any work made nothing and was sent again, once.
+    const lost = schedule.figures.get("create")!;
+    // 6 in every block of 20 calls, and at most 6 in the block under way.
+    const fullBlocks = Math.floor(lost.calls / 20);
+    expect(lost.faults).toBeGreaterThanOrEqual(6 * fullBlocks);
+    expect(lost.faults).toBeLessThanOrEqual(6 * fullBlocks + Math.min(6, lost.calls % 20));
+    expect(Object.keys(lost.byKind)).toEqual([...WAYS]);
+    for (const n of Object.values(lost.byKind)) expect(n === 5 || n === 6).toBe(true);
+    expect(lost.calls - CREATES).toBe(lost.byKind.reset);
     expect(decoys.destroyed).toBeGreaterThan(0);
     expect(foreign.size).toBeGreaterThan(0);
   });
@@ -390,6 +414,39 @@ async function resolveBy(
   }
   await Promise.all(records.map((r) => h.delete("Instance", r)));
   return [];
+}
+
+/** The fleet's instances the cloud lists: uuid, GPU count and create time. */
+async function fleetListing(w: World, isFleet: (uuid: string) => boolean): Promise<Instance[]> {
+  const all: Instance[] = [];
+  for await (const i of w.api.instances.listAll()) if (isFleet(i.instance_uuid)) all.push(i);
+  return all;
+}
+
+/**
+ * Instances no state holds and no pending record can account for: one of the record's spec created in
+ * its window, at most as many as the records of that spec.
+ */
+function unaccountedFor(cloud: Instance[], states: ResourceState[], records: ResourceState[]): string[] {
+  const held = new Set(states.map((s) => s.id));
+  const windows = records.map((r) => r.outputs.pendingCreate as PendingCreate);
+  const loose = cloud.filter((i) => !held.has(i.instance_uuid));
+  const coverable = (i: Instance) =>
+    windows.filter(
+      (p) =>
+        p.spec.gpuNums === i.gpu_nums &&
+        p.windowStart <= (i.create_time ?? -1) &&
+        (i.create_time ?? -1) <= p.windowEnd,
+    ).length;
+  const uncovered = loose.filter((i) => coverable(i) === 0).map((i) => i.instance_uuid);
+  const bySpec = new Map<number, number>();
+  for (const i of loose) bySpec.set(i.gpu_nums!, (bySpec.get(i.gpu_nums!) ?? 0) + 1);
+  const surplus = [...bySpec].flatMap(([gpuNums, n]) =>
+    n > windows.filter((p) => p.spec.gpuNums === gpuNums).length
+      ? [`${n} loose instances of ${gpuNums} GPUs`]
+      : [],
+  );
+  return [...uncovered, ...surplus];
 }
 
 async function titlesOf(uuids: string[], w: World): Promise<Map<string, string>> {

@@ -13,6 +13,7 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
       pace: SMOKE_PACE,
       full: false,
       throughputSeconds: 0.2,
+      parallelCreateN: 2,
     });
   }, 60_000);
 
@@ -54,5 +55,14 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
     expect(stored.linkedBytesPerCopy).toBeGreaterThan(stored.bytesPerCopy);
     expect(results.summary.checkMsFor1000Inputs).toBeGreaterThan(0);
     expect(results.summary.emulatorThroughput.infoPerSecond).toBeGreaterThan(0);
+    // One second per create call, 2 creates in one lane of 16, then a 60 s boot at 60x: 2 s at best.
+    expect(results.summary.parallelCreate).toEqual({
+      n: 2,
+      createLatencyMs: 1000,
+      parallelism: 16,
+      parallelMs: expect.any(Number),
+      serialMs: expect.any(Number),
+      floorMs: 2000,
+    });
   });
 });

@@ -150,6 +150,31 @@ describe("creates whose answers are lost", () => {
       }
     };
 
+    it("names the field in which an untitled instance of the same pod in its window differs, and never adopts it", async () => {
+      let theirs: Promise<Instance> | undefined;
+      const undo = whenCalled(CREATE, () => {
+        theirs ??= other.instances.createByPod({ pod_uuid: w.podUuid, gpu_uuid: w.gpu4090, gpu_nums: 2 });
+      });
+      // Nothing made, and the deadline comes before the settle time ends: the outcome stays unknown.
+      await fault("reset");
+      let failure: InitFailure;
+      try {
+        failure = await expectPending(
+          w.h.create("Instance", await inputs({ title: "one-gpu", waitTimeoutSeconds: 3 })),
+        );
+      } finally {
+        undo();
+      }
+      const near = (await theirs!).instance_uuid;
+      const reason = `instance ${near} appeared untitled in the window but was not adopted: gpuNums is 1 in your program but 2 on the instance`;
+      expect(failure.properties.pendingCreate).toMatchObject({
+        reason: expect.stringContaining(reason),
+        candidates: [],
+      });
+      expect(failure.message).toContain(reason);
+      expect(await titles()).toEqual({ [near]: "" });
+    });
+
     it("records a pending create in state, and refresh, up and destroy of a later run resolve it", async () => {
       const forRefresh = await pendingCreate({ title: "refreshed", gpuNums: 1 }, "drop_after_commit");
       const forUp = await pendingCreate({ title: "replaced", gpuNums: 2 }, "drop_after_commit");

@@ -66,22 +66,39 @@ export function describeSpec(spec: CreateSpec): string {
   return `${source} on ${spec.gpuNums} x GPU ${spec.gpuUuid}`;
 }
 
+/** One input whose declared value an existing instance does not have. */
+export interface SpecDifference {
+  input: "podUuid" | "imageUuid" | "podTag" | "gpuUuid" | "gpuNums";
+  declared: unknown;
+  actual: unknown;
+}
+
 /**
- * How an existing instance differs from the spec of the program that adopts it, one phrase per input
- * ("gpuNums is 2 in your program but 1 on the instance"). A field the cloud does not report is not
- * compared: the program's value is taken on trust.
+ * The inputs whose declared value an existing instance does not have. A field the cloud does not
+ * report is not compared: the program's value is taken on trust.
  */
-export function adoptionMismatches(cloud: CloudInstance, spec: CreateSpec): string[] {
-  const differs = (input: string, declared: unknown, actual: unknown) =>
-    declared !== undefined && actual !== undefined && declared !== actual
-      ? [
-          `${input} is ${JSON.stringify(declared)} in your program but ${JSON.stringify(actual)} on the instance`,
-        ]
-      : [];
-  return [
-    ...differs(spec.imageUuid === undefined ? "podUuid" : "imageUuid", sourceOf(spec), cloud.image_uuid),
-    ...differs("podTag", spec.podTag, cloud.image_tag),
-    ...differs("gpuUuid", spec.gpuUuid, cloud.gpu_uuid),
-    ...differs("gpuNums", spec.gpuNums, cloud.gpu_nums),
+export function specDifferences(cloud: CloudInstance, spec: CreateSpec): SpecDifference[] {
+  const compared: SpecDifference[] = [
+    {
+      input: spec.imageUuid === undefined ? "podUuid" : "imageUuid",
+      declared: sourceOf(spec),
+      actual: cloud.image_uuid,
+    },
+    { input: "podTag", declared: spec.podTag, actual: cloud.image_tag },
+    { input: "gpuUuid", declared: spec.gpuUuid, actual: cloud.gpu_uuid },
+    { input: "gpuNums", declared: spec.gpuNums, actual: cloud.gpu_nums },
   ];
+  return compared.filter(
+    (d) => d.declared !== undefined && d.actual !== undefined && d.declared !== d.actual,
+  );
+}
+
+/** "gpuNums is 2 in your program but 1 on the instance": for messages. */
+export function describeDifference(d: SpecDifference): string {
+  return `${d.input} is ${JSON.stringify(d.declared)} in your program but ${JSON.stringify(d.actual)} on the instance`;
+}
+
+/** How an existing instance differs from the spec of the program that adopts it, one phrase per input. */
+export function adoptionMismatches(cloud: CloudInstance, spec: CreateSpec): string[] {
+  return specDifferences(cloud, spec).map(describeDifference);
 }

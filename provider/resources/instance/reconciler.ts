@@ -21,7 +21,7 @@ import { isTransientError, type Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import type { ProviderSettings } from "../../settings";
 import { claim, claimPrefix } from "./claim";
-import { matchesSpec, specKey, type CreateSpec } from "./create-spec";
+import { describeDifference, matchesSpec, specDifferences, specKey, type CreateSpec } from "./create-spec";
 import { maximumMatching } from "./matching";
 import { instanceReads, type Walk } from "./reads";
 import { isTaken, markTaken } from "./taken";
@@ -234,11 +234,30 @@ class Reconciler {
       } else if (entry.candidates.length > 0) {
         entry.reason = `instance ${entry.candidates.map((c) => c.instance_uuid).join(", ")} appeared untitled, but not for long enough to tell it from one its creator is about to title`;
       } else {
-        entry.reason = walk.atomic
+        const none = walk.atomic
           ? "no instance of this spec appeared yet"
           : "no instance of this spec appeared yet in a listing of several pages";
+        entry.reason = [none, ...this.nearMisses(entry, walk)].join("; ");
       }
     }
+  }
+
+  /**
+   * Untitled instances of the same pod or image in the entry's window that are not of its spec, each
+   * with the fields that differ: never adopted, but named, so a person reading why nothing was adopted
+   * sees why the instance they can see in the console was not taken.
+   */
+  private nearMisses(entry: Entry, walk: Walk): string[] {
+    return [...walk.instances.values()].flatMap((i) => {
+      if (matchesSpec(i, this.spec) || isTaken(i.instance_uuid) || !this.admits(entry, i)) return [];
+      const differs = specDifferences(i, this.spec);
+      const sameSource = !differs.some((d) => d.input === "podUuid" || d.input === "imageUuid");
+      return sameSource && differs.length > 0
+        ? [
+            `instance ${i.instance_uuid} appeared untitled in the window but was not adopted: ${differs.map(describeDifference).join(", ")}`,
+          ]
+        : [];
+    });
   }
 
   /** Two consecutive consistent listings that agree, past the settle time, and neither shows a candidate. */
