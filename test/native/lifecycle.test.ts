@@ -56,7 +56,7 @@ describe("the native plugin over gRPC against the emulator", () => {
     });
 
     it("checks stack config given as text, keeps the key secret, and accepts secrets and previews", async () => {
-      // A lost create answer is settled in a few request timeouts (the claim waits one): 2 s keeps that short.
+      // A lost create answer is settled in a few request timeouts (the claim alone waits two): 2 s keeps that short.
       const checked = await c.plugin.client.checkConfig({
         ...c.config,
         requestTimeoutMs: "2000",

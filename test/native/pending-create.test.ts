@@ -14,7 +14,7 @@ describe("a pending create refreshed through the native plugin", () => {
   let c: NativeCloud;
   beforeAll(async () => {
     c = await startNativeCloud();
-    // 1 s requests: the claim of an instance waits that long for a rival claimer's write.
+    // 1 s requests: the claim of an instance waits two of them for a rival claimer's write.
     const { inputs } = await c.plugin.client.checkConfig({ ...c.config, requestTimeoutMs: "1000" });
     await c.plugin.client.configure(inputs);
   });
