@@ -15,7 +15,7 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
       throughputSeconds: 0.2,
       parallelCreateN: 2,
     });
-  }, 60_000);
+  }, 240_000); // a loaded machine (the whole npm test at once) takes several times its 30 s alone
 
   it("writes one record per scenario, rate limit and subject, none failed", () => {
     expect(results.records).toHaveLength(SCENARIOS.length * 2 * 2);
