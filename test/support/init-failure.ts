@@ -14,10 +14,11 @@ export interface InitFailure {
   reasons: string[];
 }
 
-/** The ErrorResourceInitFailed an operation failed with; undefined when it failed without one. */
-export function initFailure(err: unknown): InitFailure | undefined {
-  const cause = (err as Error | undefined)?.cause as grpc.ServiceError | undefined;
-  const [bin] = (cause?.metadata?.get("grpc-status-details-bin") ?? []) as Buffer[];
+/** The ErrorResourceInitFailed packed into a gRPC error's status details, with the status message. */
+export function resourceInitFailed(
+  err: grpc.ServiceError | undefined,
+): { message: string; failed: provproto.ErrorResourceInitFailed } | undefined {
+  const [bin] = (err?.metadata?.get("grpc-status-details-bin") ?? []) as Buffer[];
   if (!bin) return undefined;
   const status = statusproto.Status.deserializeBinary(new Uint8Array(bin));
   const detail = status
@@ -25,8 +26,16 @@ export function initFailure(err: unknown): InitFailure | undefined {
     .find((d) => d.getTypeUrl().endsWith("pulumirpc.ErrorResourceInitFailed"));
   if (!detail) return undefined;
   const failed = provproto.ErrorResourceInitFailed.deserializeBinary(detail.getValue_asU8());
+  return { message: status.getMessage(), failed };
+}
+
+/** The ErrorResourceInitFailed an operation failed with; undefined when it failed without one. */
+export function initFailure(err: unknown): InitFailure | undefined {
+  const found = resourceInitFailed((err as Error | undefined)?.cause as grpc.ServiceError | undefined);
+  if (!found) return undefined;
+  const { message, failed } = found;
   return {
-    message: status.getMessage(),
+    message,
     id: failed.getId(),
     properties: (failed.getProperties()?.toJavaScript() ?? {}) as Record<string, unknown>,
     reasons: failed.getReasonsList(),
