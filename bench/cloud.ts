@@ -44,13 +44,19 @@ export class BenchCloud {
     private readonly spec: Omit<InstanceSpec, "title">,
   ) {}
 
-  static async start(rateLimit: number, timeScale: number): Promise<BenchCloud> {
+  /** `latency`: added real ms per API path, as the emulator's --latency takes it. */
+  static async start(
+    rateLimit: number,
+    timeScale: number,
+    latency?: Record<string, number>,
+  ): Promise<BenchCloud> {
     const emu = await startEmulator({
       port: 0,
       apiKeys: [BENCH_KEY],
       balance: "100000000",
       timeScale,
       rateLimit,
+      latency,
     });
     const catalogue = emu.emulator.rooms.find((r): r is CatalogueRoom => r instanceof CatalogueRoom);
     const pod = catalogue?.store.pods()[0];

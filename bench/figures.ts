@@ -1,10 +1,14 @@
-/** The summary figures: the provider's size in state, check() speed, and the emulator's own throughput. */
+/**
+ * The summary figures: the provider's size in state, check() speed, the emulator's own throughput, and
+ * how much parallel creates gain when each create call takes as long as the live service's.
+ */
 import * as pulumi from "@pulumi/pulumi";
 import { Agent, request } from "undici";
 import { installPackedCopy } from "../dev/installed";
 import { providers } from "../provider/dynamic";
 import { shimProvider } from "../provider/shim";
-import { BENCH_KEY, BenchCloud } from "./cloud";
+import { BENCH_KEY, BenchCloud, type Pace } from "./cloud";
+import { startSubject } from "./subjects";
 
 export interface SerializedProviderFigure {
   /** The `__provider` text of one Instance, with the package installed from its tarball (the users' case). */
@@ -91,4 +95,57 @@ export async function emulatorThroughput(seconds: number, concurrency = 16): Pro
     await agent.close();
     await cloud.close();
   }
+}
+
+export interface ParallelCreateFigure {
+  n: number;
+  /** Real ms the emulator holds every create call (--latency /instance/create_by_pod=MS). */
+  createLatencyMs: number;
+  parallelism: number;
+  /** Create and wait of n through the provider, `parallelism` at a time. */
+  parallelMs: number;
+  /** The same, one at a time. */
+  serialMs: number;
+  /** What no create path can beat: the create calls back to back in `parallelism` lanes, then one boot. */
+  floorMs: number;
+}
+
+/** The emulator's boot of an instance, in simulated seconds (emulator/instances/store.ts, durations.boot). */
+const BOOT_SECONDS = 60;
+const CREATE_LATENCY_MS = 1000;
+
+/**
+ * Create and wait of `n` instances through the provider, `parallelism` at a time and then one at a time,
+ * each on a fresh emulator whose create call takes a second, as the live service's does (field notes).
+ */
+export async function parallelCreate(
+  n: number,
+  parallelism: number,
+  pace: Pace,
+): Promise<ParallelCreateFigure> {
+  const timed = async (lanes: number): Promise<number> => {
+    const cloud = await BenchCloud.start(0, pace.timeScale, { "/instance/create_by_pod": CREATE_LATENCY_MS });
+    const subject = await startSubject("gpucloud", cloud.url, pace.pollIntervalMs);
+    try {
+      const specs = cloud.specs(n);
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: lanes }, async (_, lane) => {
+          for (let i = lane; i < specs.length; i += lanes) await subject.create([specs[i]]);
+        }),
+      );
+      return Math.round(performance.now() - started);
+    } finally {
+      await subject.close();
+      await cloud.close();
+    }
+  };
+  return {
+    n,
+    createLatencyMs: CREATE_LATENCY_MS,
+    parallelism,
+    parallelMs: await timed(parallelism),
+    serialMs: await timed(1),
+    floorMs: CREATE_LATENCY_MS * Math.ceil(n / parallelism) + (BOOT_SECONDS / pace.timeScale) * 1000,
+  };
 }

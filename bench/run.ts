@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { BENCH_PACE, SMOKE_PACE, type Pace } from "./cloud";
-import { checkMs, emulatorThroughput, serializedProvider } from "./figures";
+import { checkMs, emulatorThroughput, parallelCreate, serializedProvider } from "./figures";
 import { summaryText, table, targets, type Summary, type TargetResult } from "./report";
 import { runScenario, SCENARIOS, SCENARIO_TITLES, type RunRecord, type ScenarioName } from "./scenarios";
 import { SUBJECTS } from "./subjects";
@@ -25,6 +25,8 @@ export interface BenchOptions {
   full: boolean;
   /** Seconds the emulator's own throughput is measured for, per endpoint. */
   throughputSeconds: number;
+  /** Instances of the parallel-against-serial create figure. */
+  parallelCreateN: number;
   /** Called after each run, for progress on stderr. */
   onRecord?: (record: RunRecord) => void;
 }
@@ -43,6 +45,9 @@ export interface BenchResults {
   targets: TargetResult[];
   totalMs: number;
 }
+
+/** How many creates the parallel-create figure runs at once: a fleet's creates through one engine. */
+const PARALLEL_CREATES = 16;
 
 export const VIA =
   "gpucloud: the provider implementation the state shim requires (dist/provider/dynamic.js providers), called in this process, no gRPC hop; baseline: bench/baseline.ts";
@@ -70,6 +75,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     serializedProvider: await serializedProvider(),
     checkMsFor1000Inputs: await checkMs(1000),
     emulatorThroughput: await emulatorThroughput(options.throughputSeconds),
+    parallelCreate: await parallelCreate(options.parallelCreateN, PARALLEL_CREATES, options.pace),
   };
   return {
     settings: {
@@ -120,6 +126,7 @@ function options(argv: string[]): BenchOptions & { out: string } {
     pace: values.smoke ? SMOKE_PACE : BENCH_PACE,
     full: values.full,
     throughputSeconds: values.smoke ? 0.3 : 2,
+    parallelCreateN: values.smoke ? 4 : 100,
     out: values.out,
   };
 }

@@ -53,6 +53,8 @@ declare module "fastify" {
     apiPath?: string;
     logged?: LoggedRequest;
     dropAfterCommit?: boolean;
+    /** Fault http_500_after_commit: the call is carried out, then answered with a system error. */
+    failAfterCommit?: boolean;
     /** late_commit: how long to hold the request before carrying it out. */
     holdMs?: number;
   }
@@ -327,6 +329,7 @@ export class Emulator {
       let answer = payload;
       if (request.method !== "GET" && request.method !== "HEAD")
         answer = await this.settleBeforeAnswer(reply, answer);
+      if (request.failAfterCommit) answer = errorAnswer(reply, systemError());
       reply.header("date", new Date(this.clock.now() * 1000).toUTCString());
       if (request.dropAfterCommit) request.raw.socket.destroy();
       return answer;
@@ -382,6 +385,9 @@ export class Emulator {
       case "drop_after_commit":
         request.dropAfterCommit = true;
         break;
+      case "http_500_after_commit":
+        request.failAfterCommit = true;
+        break;
       case "late_commit":
         request.holdMs = fault.ms;
         break;
@@ -407,10 +413,15 @@ export class Emulator {
         -2,
         `system error: the change could not be saved (${error instanceof Error ? error.message : String(error)})`,
       );
-      reply.code(failure.status).header("content-type", "application/json; charset=utf-8");
-      return JSON.stringify(failure.body());
+      return errorAnswer(reply, failure);
     }
   }
+}
+
+/** Turns the answer being sent into `failure`'s. */
+function errorAnswer(reply: FastifyReply, failure: ApiError): string {
+  reply.code(failure.status).header("content-type", "application/json; charset=utf-8");
+  return JSON.stringify(failure.body());
 }
 
 /** A hold that does not keep the process alive: a request held when the emulator closes just ends. */

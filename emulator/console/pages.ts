@@ -410,6 +410,7 @@ const FAULT_KINDS: Record<string, string> = {
   http_503: "HTTP 503, unavailable",
   reset: "connection reset before any work",
   drop_after_commit: "work done, then the connection dropped unanswered",
+  http_500_after_commit: "work done, then answered HTTP 500, system error",
   delay: "answer delayed by the milliseconds below",
   late_commit: "held for the milliseconds below, then carried out",
 };

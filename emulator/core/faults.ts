@@ -7,6 +7,7 @@ export const FAULT_KINDS = [
   "http_503",
   "reset",
   "drop_after_commit",
+  "http_500_after_commit",
   "delay",
   "late_commit",
 ] as const;

@@ -2,9 +2,15 @@
  * What every resource operation runs with: the settings and one client per provider process. This
  * module is provider-process state (the serialized shim requires it at call time), never state.
  */
-import { GpuCloudClient } from "../../sdk";
+import { EndpointNotFoundError, GpuCloudClient, GpuCloudError, isTransientError } from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
-import { resolveProviderSettings, type Connection, type ProviderSettings } from "../settings";
+import {
+  ConfigurationError,
+  resolveProviderSettings,
+  SETTINGS,
+  type Connection,
+  type ProviderSettings,
+} from "../settings";
 
 export interface ProviderContext {
   api: GpuCloudClient;
@@ -57,6 +63,39 @@ export function providerContext(): ProviderContext {
     cached = { key, client: clientFor(settings) };
   }
   return { api: cached.client, settings };
+}
+
+/**
+ * Runs one resource operation with the context of this process. The first operation of a process
+ * checks, with one cheap public call, that baseUrl serves the API: a wrong path answers every call
+ * with a 404 that says nothing about the resource, and must never read as "deleted". An address that
+ * does not serve the API fails the operation, there or at any later call, with a ConfigurationError
+ * naming the URL and the setting to fix. A failure that may pass (the cloud unreachable for a moment)
+ * leaves the check to the next operation, so this one rides out the outage until its own deadline.
+ */
+export async function runOperation<T>(work: (ctx: ProviderContext) => Promise<T>): Promise<T> {
+  const ctx = providerContext();
+  try {
+    await ctx.api.verifyService().catch((err: unknown) => {
+      if (!isTransientError(err)) throw err;
+    });
+    return await work(ctx);
+  } catch (err) {
+    throw isNotTheApi(err) ? wrongAddress(err, ctx.settings.baseUrl) : err;
+  }
+}
+
+/** A 404 that is not the API's own, or an answer that is not the API's envelope at all. */
+function isNotTheApi(err: unknown): err is GpuCloudError {
+  return err instanceof EndpointNotFoundError || Object.getPrototypeOf(err) === GpuCloudError.prototype;
+}
+
+function wrongAddress(err: GpuCloudError, baseUrl: string): ConfigurationError {
+  return new ConfigurationError(
+    `The GPU cloud base URL ${baseUrl} does not serve the API: ${err.message} ` +
+      "Nothing was changed, and nothing counts as deleted. " +
+      `Set \`gpucloud:baseUrl\` in the stack config (or ${SETTINGS.baseUrl.env}) to the service's root URL; the provider appends /api/open/v2.`,
+  );
 }
 
 /** A client for `connection`, logging its requests where GPUCLOUD_REQUEST_LOG asks for it. */

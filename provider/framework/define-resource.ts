@@ -62,6 +62,9 @@ export interface ResourceState<I, C> {
   cloud: C;
 }
 
+/** Every property the engine stored for a resource (its outputs, which carry every input). */
+export type StoredState = Record<string, unknown>;
+
 export type Inputs<S extends z.ZodObject> = z.output<S>;
 
 export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> {
@@ -80,8 +83,16 @@ export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> 
   /** Rules across inputs, run by check after each input passed its own. */
   checks?: CrossFieldRule<Inputs<S>>[];
   create(ctx: ProviderContext, inputs: Inputs<S>): Promise<ResourceState<Inputs<S>, C> & { id: string }>;
-  /** Undefined when the cloud says the resource does not exist. */
-  read(ctx: ProviderContext, id: string, olds: Inputs<S>): Promise<ResourceState<Inputs<S>, C> | undefined>;
+  /**
+   * Undefined when the cloud says the resource does not exist. `id` is set when the resource's id
+   * changed (an Instance whose create was pending resolves to the instance's uuid).
+   */
+  read(
+    ctx: ProviderContext,
+    id: string,
+    olds: Inputs<S>,
+    stored: StoredState,
+  ): Promise<(ResourceState<Inputs<S>, C> & { id?: string }) | undefined>;
   /** Without update, every input change replaces the resource. */
   update?(
     ctx: ProviderContext,
@@ -89,7 +100,12 @@ export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> 
     olds: Inputs<S>,
     news: Inputs<S>,
   ): Promise<ResourceState<Inputs<S>, C>>;
-  delete(ctx: ProviderContext, id: string, olds: Inputs<S>): Promise<void>;
+  delete(ctx: ProviderContext, id: string, olds: Inputs<S>, stored: StoredState): Promise<void>;
+  /**
+   * Diff met this resource in state. No API call may be made here (a preview without changes makes
+   * none); Instance remembers what it learns for the creates and reads of the same process.
+   */
+  diffed?(id: string, stored: StoredState): void;
   /**
    * Read by id alone (`pulumi import`, `get`): inputs and outputs from the cloud, such that check and
    * diff of those inputs against themselves show no change. Dynamic providers never reach it; the
@@ -113,10 +129,13 @@ export function inputNames(definition: AnyResourceDefinition): string[] {
   return Object.keys(definition.inputs.shape);
 }
 
-/** The outputs the engine stores: every input beside every output read off the cloud's record. */
+/**
+ * The outputs the engine stores: every input beside every output read off the cloud's record, and
+ * `outputs` that no record holds (an Instance's pending create).
+ */
 export function stateOutputs<I, C>(
   definition: AnyResourceDefinition,
-  state: { inputs: I; cloud?: C },
+  state: { inputs: I; cloud?: C; outputs?: Record<string, unknown> },
 ): Record<string, unknown> {
   const read =
     state.cloud === undefined
@@ -124,7 +143,7 @@ export function stateOutputs<I, C>(
       : Object.fromEntries(
           Object.entries(definition.outputs).map(([name, f]) => [name, f.read(state.cloud)]),
         );
-  return plainJson({ ...state.inputs, ...read });
+  return plainJson({ ...state.inputs, ...read, ...state.outputs });
 }
 
 /** The stored inputs among a resource's stored properties (outputs carry every input); null is unset. */

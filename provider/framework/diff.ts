@@ -13,6 +13,11 @@ export interface DiffRules<I> {
   keepWhenUnset?: readonly (keyof I & string)[];
   /** The input that adopts an existing resource by id: unset, or this resource's own id, is no change. */
   adoptsById?: keyof I & string;
+  /**
+   * Ids that name no resource but a create whose outcome is still unknown (Instance's
+   * `pending-create:...`): such a state is always replaced, the change reported under `output`.
+   */
+  pending?: { isPendingId(id: string): boolean; output: string };
 }
 
 /** How one input changed: set where it was not, unset where it was, or changed. */
@@ -49,6 +54,10 @@ export function diffInputs<I>(
   rules: DiffRules<I>,
   updatable = true,
 ): ResourceDiff {
+  if (rules.pending?.isPendingId(id)) {
+    const { output } = rules.pending;
+    return { properties: { [output]: { kind: "update", replace: true } }, changes: true, replaces: [output] };
+  }
   const wanted = intended(id, olds, news, rules);
   const properties: Record<string, PropertyChange> = {};
   for (const name of inputs) {

@@ -4,7 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { checkInputs, type CheckFailure } from "./check";
-import { configure, providerContext } from "./context";
+import { configure, runOperation } from "./context";
 import {
   inputNames,
   stateOutputs,
@@ -29,13 +29,17 @@ export function checkResource(
   return checkInputs(definition.inputs, news, definition.checks);
 }
 
-/** The definition's declared diff of stored outputs (which carry every input) against new inputs. */
+/**
+ * The definition's declared diff of stored outputs (which carry every input) against new inputs. The
+ * definition learns of the state it met first (an Instance's pending create, for the create that follows).
+ */
 export function diffResource(
   definition: AnyResourceDefinition,
   id: string,
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): ResourceDiff {
+  definition.diffed?.(id, olds);
   return diffInputs(id, olds, news, inputNames(definition), definition.diff, definition.update !== undefined);
 }
 
@@ -55,26 +59,26 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
     },
     async create(props) {
       const created = await initFailureAsEngineError(definition, props, () =>
-        definition.create(providerContext(), inputs(props)),
+        runOperation((ctx) => definition.create(ctx, inputs(props))),
       );
       return { id: created.id, outs: outputs(created) };
     },
     async read(id, props) {
-      const state = await definition.read(providerContext(), id, inputs(props));
+      const state = await runOperation((ctx) => definition.read(ctx, id, inputs(props), props));
       if (state === undefined) return { id: "", props: {} };
-      return { id, props: outputs(state), inputs: plainJson(state.inputs) };
+      return { id: state.id ?? id, props: outputs(state), inputs: plainJson(state.inputs) };
     },
     async update(id, olds, news) {
       const update = definition.update;
       // diffResource answers "replace" for every change of a definition without update.
       if (!update) throw new Error(`${definition.name} cannot be updated in place; it is replaced instead.`);
       const state = await initFailureAsEngineError(definition, news, () =>
-        update(providerContext(), id, inputs(olds), inputs(news)),
+        runOperation((ctx) => update(ctx, id, inputs(olds), inputs(news))),
       );
       return { outs: outputs(state) };
     },
     async delete(id, props) {
-      await definition.delete(providerContext(), id, inputs(props));
+      await runOperation((ctx) => definition.delete(ctx, id, inputs(props), props));
     },
   };
 }

@@ -7,12 +7,22 @@
 export class ResourceInitError<I = Record<string, unknown>, C = unknown> extends Error {
   override readonly name = "ResourceInitError";
   readonly id: string;
-  /** What is known of the resource; the outputs are derived from it as for a finished operation. */
-  readonly state: { inputs: I; cloud?: C };
+  /**
+   * What is known of the resource; the outputs are derived from it as for a finished operation, with
+   * `outputs` that no cloud record holds (an Instance's pending create).
+   */
+  readonly state: { inputs: I; cloud?: C; outputs?: Record<string, unknown> };
   /** Why it could not finish, one line each (the engine shows them). */
   readonly reasons: string[];
 
-  constructor(message: string, init: { id: string; state: { inputs: I; cloud?: C }; reasons?: string[] }) {
+  constructor(
+    message: string,
+    init: {
+      id: string;
+      state: { inputs: I; cloud?: C; outputs?: Record<string, unknown> };
+      reasons?: string[];
+    },
+  ) {
     super(message);
     this.id = init.id;
     this.state = init.state;

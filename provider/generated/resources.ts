@@ -23,6 +23,38 @@ export interface ServiceOutput {
   } | null;
 }
 
+/** A create whose answer was lost and whose outcome stayed unknown; the next up, refresh or destroy resolves it. */
+export interface PendingCreate {
+  spec: CreateSpec;
+  /** Cloud Unix seconds: an instance it made was created at or after this. */
+  windowStart: number;
+  /** Cloud Unix seconds: ... and at or before this. */
+  windowEnd: number;
+  /** Why the outcome stayed unknown. */
+  reason: string;
+  /** The instances that could be the one it made, when it was given up. */
+  candidates: ({
+    /** An untitled instance of the spec listed in the window. */
+    instanceUuid: string;
+    /** When it was created, Unix seconds. */
+    createTime: number | null;
+  })[];
+}
+
+/** What a create asked the cloud for. */
+export interface CreateSpec {
+  /** The pod it is created from. */
+  podUuid?: string;
+  /** The pod's version, when the program names one. */
+  podTag?: string;
+  /** The image it is created from, instead of a pod. */
+  imageUuid?: string;
+  /** GPU model. */
+  gpuUuid: string;
+  /** Number of GPUs. */
+  gpuNums: number;
+}
+
 /** The arguments of {@link Instance}. */
 export interface InstanceArgs {
   /** Create from this pod (application-market template). */
@@ -100,6 +132,8 @@ export class Instance extends pulumi.dynamic.Resource {
     /** Whether it is set. */
     enable: boolean;
   } | null>;
+  /** Set only while the create's outcome is unknown (its id is then `pending-create:...`); null for an instance. */
+  declare readonly pendingCreate: pulumi.Output<PendingCreate | null>;
 
   constructor(name: string, args: InstanceArgs, opts?: pulumi.CustomResourceOptions) {
     super(...resourceArguments("Instance", name, args, opts));

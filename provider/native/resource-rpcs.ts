@@ -7,7 +7,7 @@
 import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { token } from "../codegen/package-schema";
-import { providerContext } from "../framework/context";
+import { runOperation } from "../framework/context";
 import {
   secretOutputNames,
   stableOutputNames,
@@ -94,7 +94,7 @@ export class ResourceRpcs {
       return res;
     }
     const created = await initFailureReported(definition, hidden, () =>
-      definition.create(providerContext(), storedInputs(definition, props)),
+      runOperation((ctx) => definition.create(ctx, storedInputs(definition, props))),
     );
     res.setId(created.id);
     res.setProperties(wrap(stateOutputs(definition, created), hidden));
@@ -111,17 +111,19 @@ export class ResourceRpcs {
     const stored = unwrap(req.getProperties());
     const inputs = unwrap(req.getInputs());
     const importing = Object.keys(stored.props).length === 0 && Object.keys(inputs.props).length === 0;
-    const ctx = providerContext();
     const id = req.getId();
     const olds = {
       ...storedInputs<Props>(definition, inputs.props),
       ...storedInputs<Props>(definition, stored.props),
     };
-    const state = importing ? await definition.import(ctx, id) : await definition.read(ctx, id, olds);
+    const state = await runOperation((ctx) =>
+      importing ? definition.import(ctx, id) : definition.read(ctx, id, olds, stored.props),
+    );
     const res = new provproto.ReadResponse();
     if (state === undefined) return res;
     const secrets = [...stored.secrets, ...inputs.secrets];
-    res.setId(id);
+    // A pending create resolved to the instance it made: the engine stores the id Read returns.
+    res.setId((state as { id?: string }).id ?? id);
     res.setProperties(wrap(stateOutputs(definition, state), [...secrets, ...secretOutputNames(definition)]));
     res.setInputs(wrap(state.inputs as Props, secrets));
     return res;
@@ -142,7 +144,9 @@ export class ResourceRpcs {
     if (!update)
       throw new RpcError(status.FAILED_PRECONDITION, `${definition.name} cannot be updated in place.`);
     const state = await initFailureReported(definition, hidden, () =>
-      update(providerContext(), req.getId(), storedInputs(definition, olds), storedInputs(definition, news)),
+      runOperation((ctx) =>
+        update(ctx, req.getId(), storedInputs(definition, olds), storedInputs(definition, news)),
+      ),
     );
     res.setProperties(wrap(stateOutputs(definition, state), hidden));
     return res;
@@ -151,7 +155,7 @@ export class ResourceRpcs {
   async delete(req: provproto.DeleteRequest): Promise<void> {
     const definition = this.definition(req);
     const props = unwrap(req.getProperties()).props;
-    await definition.delete(providerContext(), req.getId(), storedInputs(definition, props));
+    await runOperation((ctx) => definition.delete(ctx, req.getId(), storedInputs(definition, props), props));
   }
 }
 

@@ -43,9 +43,18 @@ const outputs = {
   createTime: field(z.number().int().nullable().describe("When it was saved, Unix seconds."), "create_time"),
 };
 
+/**
+ * The image as the private list shows it; undefined only when the list is whole (it holds `total`
+ * images) and the image is not in it: an image missing from a partial list may well exist.
+ */
 async function findImage(api: GpuCloudClient, imageUuid: string): Promise<CloudImage | undefined> {
-  const { image_list } = await api.images.list();
-  return image_list.find((i) => i.uuid === imageUuid);
+  const { image_list, total } = await api.images.list();
+  const image = image_list.find((i) => i.uuid === imageUuid);
+  if (image || image_list.length >= total) return image;
+  throw new Error(
+    `Could not read image ${imageUuid}: the personal image list answered ${image_list.length} of its ${total} images ` +
+      "and not this one, so whether it still exists cannot be told (nothing counts as deleted). Try again later.",
+  );
 }
 
 /**

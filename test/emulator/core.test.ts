@@ -232,6 +232,15 @@ describe("emulator fault injection", () => {
     expect((await t.api("GET", "/instance/list")).body.data.total).toBe(1);
   });
 
+  it("http_500_after_commit does the work, then answers a system error", async () => {
+    await t.admin("POST", "/faults", { path: "/instance/create_by_pod", kind: "http_500_after_commit" });
+    const answer = await t.api("POST", "/instance/create_by_pod", {
+      body: { pod_uuid: (await pod(t, "ComfyUI")).uuid, gpu_uuid: await gpuUuid(t, "4090D"), gpu_nums: 1 },
+    });
+    expect(answer).toMatchObject({ status: 500, body: { code: -2, msg: "system error" } });
+    expect((await t.api("GET", "/instance/list")).body.data.total).toBe(1);
+  });
+
   it("delay holds the answer for the given milliseconds", async () => {
     await fault("delay", { ms: 300 });
     const started = Date.now();

@@ -1,80 +1,457 @@
 /**
- * Scenario 1, creates under fire: 100 Instance creates through one provider server while a seeded
- * schedule drops the answer of 30% of create calls after the instance was made (drop_after_commit) and
- * fails 10% of every other call (http_500 or a reset connection). Afterwards the cloud must hold exactly
- * the instances the state holds, and destroy (still under fire) must leave none.
+ * Scenario 1, creates under fire: 100 Instance creates of one spec through one provider server, 16 at a
+ * time, while a seeded schedule loses the answer of 30% of the create calls, in turn in six ways:
+ * - reset: the connection is reset before the cloud did anything;
+ * - dropped: the cloud makes the instance, then drops the connection;
+ * - late: the cloud holds the call past the provider's request timeout (1 s), then makes the instance;
+ * - http500: the cloud makes the instance, then answers HTTP 500 "system error";
+ * - shifted: dropped, and the instance list shifts under the reconciliation's walks (a decoy at the head
+ *   of the list is destroyed between two pages, mostly with a new one added at the tail, so the totals
+ *   still agree while an instance is hidden);
+ * - foreign: dropped, and at that moment another key of the same user creates the same spec and titles
+ *   it a moment later (another deployer).
+ * 10% of every other call of the provider fails too (HTTP 500 or a reset connection). Then nine more
+ * creates of three specs lose their answers while the instance list is down until their deadline: their
+ * outcome stays unknown, so they leave pending records, and later runs (new provider processes, the cloud
+ * calm) resolve them, one spec by `refresh`, one by `up`, one by `destroy` (with any record the fleet
+ * left). Afterwards the cloud must hold exactly what the state holds, once each, nothing of the other
+ * deployer's may be in the state, and destroy (under fire again) must leave nothing. Outcomes are judged
+ * by counts and states, never by timings.
  */
-import type { ResourceState } from "../harness";
-import { startWorld, type World } from "../support/world";
-import { bounded, FAULT_EMULATOR, FaultSchedule, seconds } from "./schedule";
+import { fingerprint, type Emulator } from "pulumi-gpucloud/emulator";
+import { GpuCloudClient, type Instance } from "pulumi-gpucloud/sdk";
+import type { Harness, Props, ResourceState } from "../harness";
+import { onCalls, onInstancesMade } from "../support/emulator-hooks";
 import { reportFigure } from "../support/figures";
+import { initFailure } from "../support/init-failure";
+import { gpucloudHarness, providerConfig } from "../support/providers";
+import { startWorld, type World } from "../support/world";
+import type { PendingCreate } from "../../provider/resources/instance/pending-record";
+import {
+  bounded,
+  FAULT_EMULATOR,
+  FaultSchedule,
+  seconds,
+  seeded,
+  type FaultRule,
+  type FaultWay,
+} from "./schedule";
 
 const CREATES = 100;
-const CONCURRENCY = 20;
-const CREATE_PATH = "/instance/create_by_pod";
+const PARALLELISM = 16;
+const USER = "team";
+const FLEET_KEY = "fleet-key";
+const OTHER_KEY = "other-key";
+const CONFIG = { "gpucloud:requestTimeoutMs": "1000" };
+/** late_commit holds the create this long: past the 1 s request timeout, inside the 2 s settle time. */
+const LATE_MS = 1500;
+/** Titled instances of another spec before the fleet, so every listing has two pages (100 a page). */
+const DECOYS = 150;
+/** List calls that each shift the list, after a `shifted` loss. */
+const SHIFTS_PER_LOSS = 30;
+/** The other deployer titles its instance within this long: well inside the 2 s quiet time. */
+const FOREIGN_TITLE_MS = 500;
+const CREATE = "/instance/create_by_pod";
+const WAYS = ["reset", "dropped", "late", "http500", "shifted", "foreign"] as const;
+type Way = (typeof WAYS)[number];
+
+jest.setTimeout(900_000);
+
+/** Titled instances of another spec at the head of the list, and the shifting of that head. */
+class Decoys {
+  private readonly live: string[] = [];
+  private made = 0;
+  destroyed = 0;
+  added = 0;
+
+  constructor(
+    private readonly emulator: Emulator,
+    private readonly spec: { pod_uuid: string; gpu_uuid: string; gpu_nums: number },
+  ) {}
+
+  add(): void {
+    const { instance_uuid } = this.emulator.instances.createByPod(USER, this.spec);
+    this.emulator.instances.updateTitle(USER, instance_uuid, `decoy-${this.made++}`);
+    this.live.push(instance_uuid);
+  }
+
+  /**
+   * Destroys the oldest decoy (the list's head), and two times in three adds one at the tail: then the
+   * totals of a walk's pages agree while the instance that moved onto the page already read is skipped.
+   */
+  shift(): void {
+    const head = this.live.shift();
+    if (head === undefined) return;
+    this.emulator.instances.destroy(USER, head);
+    this.destroyed++;
+    if (this.destroyed % 3 !== 0) {
+      this.add();
+      this.added++;
+    }
+  }
+
+  has(uuid: string): boolean {
+    return this.live.includes(uuid);
+  }
+}
 
 describe("creates under fire", () => {
   let w: World;
-  beforeAll(async () => (w = await startWorld({ emulator: FAULT_EMULATOR })));
-  afterAll(() => w.stop());
+  let other: GpuCloudClient;
+  beforeAll(async () => {
+    w = await startWorld({
+      emulator: { ...FAULT_EMULATOR, apiKeys: [`${USER}:${FLEET_KEY}`, `${USER}:${OTHER_KEY}`] },
+      config: CONFIG,
+      key: FLEET_KEY,
+    });
+    other = new GpuCloudClient({ baseUrl: w.emu.url, apiKey: OTHER_KEY });
+  });
+  afterAll(async () => {
+    await other?.close();
+    await w?.stop();
+  });
 
-  it("leaves no instance the state does not know, none twice, and none after destroy", async () => {
+  it("leaves no instance the state does not know, none twice, none of another owner's, and every pending create resolved", async () => {
     const started = performance.now();
+    const fleet = fingerprint(FLEET_KEY);
+    const decoys = new Decoys(w.emulator, { pod_uuid: w.podUuid, gpu_uuid: w.gpu5090, gpu_nums: 1 });
+    for (let i = 0; i < DECOYS; i++) decoys.add();
+
+    const random = seeded(20261122);
+    const foreign = new Map<string, string>();
+    const foreignCreates: Promise<void>[] = [];
+    const foreignCreate = async (): Promise<void> => {
+      const made = await other.instances.createByPod({
+        pod_uuid: w.podUuid,
+        gpu_uuid: w.gpu4090,
+        gpu_nums: 1,
+      });
+      const title = `foreign-${foreign.size}`;
+      foreign.set(made.instance_uuid, title);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * FOREIGN_TITLE_MS)));
+      await other.instances.updateTitle(made.instance_uuid, title);
+    };
+    let shiftsLeft = 0;
+    const drop = (table: Parameters<FaultWay["arm"]>[0], path: string) =>
+      table.add({ path, kind: "drop_after_commit", count: 1 });
+    const once = (name: Way, kind: "reset" | "http_500_after_commit"): FaultWay => ({
+      name,
+      arm: (table, path) => table.add({ path, kind, count: 1 }),
+    });
+    const ways: Record<Way, FaultWay> = {
+      reset: once("reset", "reset"),
+      dropped: { name: "dropped", arm: drop },
+      http500: once("http500", "http_500_after_commit"),
+      late: {
+        name: "late",
+        arm: (table, path) => table.add({ path, kind: "late_commit", ms: LATE_MS, count: 1 }),
+      },
+      shifted: {
+        name: "shifted",
+        arm: (table, path) => {
+          drop(table, path);
+          shiftsLeft += SHIFTS_PER_LOSS;
+        },
+      },
+      foreign: {
+        name: "foreign",
+        arm: (table, path) => {
+          drop(table, path);
+          foreignCreates.push(foreignCreate());
+        },
+      },
+    };
+    const otherFaults: FaultRule = {
+      name: "other",
+      matches: (c) => c.key === fleet && c.path !== CREATE,
+      rate: 0.1,
+      kinds: ["http_500", "reset"],
+    };
+    const undoShift = onCalls(w.emulator, (call) => {
+      if (call.key === fleet && call.path === "/instance/list" && shiftsLeft > 0) {
+        shiftsLeft--;
+        decoys.shift();
+      }
+    });
     const schedule = new FaultSchedule(
       w.emulator,
       [
-        { name: "create", matches: (p) => p === CREATE_PATH, rate: 0.3, kinds: ["drop_after_commit"] },
-        { name: "other", matches: () => true, rate: 0.1, kinds: ["http_500", "reset"] },
+        {
+          name: "create",
+          matches: (c) => c.key === fleet && c.path === CREATE,
+          rate: 0.3,
+          kinds: WAYS.map((way) => ways[way]),
+          inTurn: true,
+        },
+        otherFaults,
       ],
       20261121,
     );
+    const wayOf = new Map<string, Way | "answered">();
+    const undoMade = onInstancesMade(w.emulator, (uuid, call) => {
+      if (call.key === fleet) wayOf.set(uuid, (schedule.faulted.get(call) as Way | undefined) ?? "answered");
+    });
+
     const inputs = await Promise.all(
       Array.from({ length: CREATES }, (_, i) => w.h.checked("Instance", { ...w.spec, title: `fleet-${i}` })),
     );
-    const created = await w.advancing(
+    const results = await w.advancing(
       bounded(
-        CONCURRENCY,
-        inputs.map((news, i) => () => w.h.create("Instance", news).then((s) => ({ ...s, index: i }))),
+        PARALLELISM,
+        inputs.map((news) => () => w.h.create("Instance", news)),
       ),
     );
-    const state = created.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-    const failures = created.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+    schedule.stop();
+    undoShift();
+    await Promise.all(foreignCreates);
+    const firstRunMs = performance.now() - started;
 
-    const cloud = w.cloudInstances();
+    const { created, pending, failures } = outcomes(results, inputs);
+    const inStateAfterFirstRun = new Set(created.map((s) => s.id));
+
+    const outage = await w.advancing(createsDuringOutage(w));
+    // Before any later run: an instance no state holds is one a pending record of its spec and window
+    // may be, and no more of them than there are such records.
+    const unaccounted = unaccountedFor(
+      await fleetListing(w, (id) => !decoys.has(id) && !foreign.has(id)),
+      [...created, ...outage.created],
+      [...pending, ...outage.pending],
+    );
+    const later = await w.advancing(resolveInLaterRuns(w, [...pending, ...outage.pending]));
+    undoMade();
+    const state = [...created, ...outage.created, ...later.state];
+    failures.push(...outage.failures);
+
     const stateIds = state.map((s) => s.id);
-    const orphaned = cloud.filter((id) => !stateIds.includes(id));
+    const cloud = w.cloudInstances();
+    const fleetInstances = cloud.filter((id) => !decoys.has(id) && !foreign.has(id));
+    const orphaned = fleetInstances.filter((id) => !stateIds.includes(id));
     const duplicated = stateIds.length - new Set(stateIds).size;
-    const unknownToCloud = stateIds.filter((id) => !cloud.includes(id));
+    const adoptedForeign = stateIds.filter((id) => foreign.has(id));
+    const foreignTitles = await titlesOf([...foreign.keys()], w);
+    const foreignTakenOver = [...foreign].filter(([id, title]) => foreignTitles.get(id) !== title);
 
+    const last = await laterRun(w);
+    const destroySchedule = new FaultSchedule(w.emulator, [otherFaults], 20261123);
     const deletions = await w.advancing(
       bounded(
-        CONCURRENCY,
-        state.map((s: ResourceState) => () => w.h.delete("Instance", s)),
+        PARALLELISM,
+        state.map((s) => () => last.delete("Instance", s)),
       ),
     );
+    destroySchedule.stop();
+    await last.stop();
     const deleteFailures = deletions.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
-    schedule.stop();
-    const left = w.cloudInstances();
-    const other = schedule.figures.get("other")!;
+    const left = w.cloudInstances().filter((id) => !decoys.has(id) && !foreign.has(id));
 
+    const byWay = WAYS.map((way) => {
+      const made = [...wayOf].filter(([, w]) => w === way).map(([id]) => id);
+      return (
+        `${way}: lost=${schedule.figures.get("create")!.byKind[way] ?? 0} made=${made.length} ` +
+        `adopted=${made.filter((id) => inStateAfterFirstRun.has(id)).length} ` +
+        `left-to-next-run=${made.filter((id) => !inStateAfterFirstRun.has(id)).length}`
+      );
+    });
+    const createCalls = schedule.figures.get("create")!.calls;
     reportFigure(
       "faults",
-      `faults[1 creates under fire]: creates=${CREATES} succeeded=${state.length} failed=${failures.length} ` +
-        `dropped=${schedule.describe("create")} other-faults=${schedule.describe("other")} ` +
-        `(500=${other.byKind.http_500 ?? 0} reset=${other.byKind.reset ?? 0}) ` +
-        `orphaned=${orphaned.length} duplicated=${duplicated} lost=${unknownToCloud.length} ` +
-        `left-after-destroy=${left.length} delete-failures=${deleteFailures.length} in ${seconds(performance.now() - started)}`,
+      `faults[1 creates under fire]: creates=${CREATES} parallelism=${PARALLELISM} succeeded=${created.length} ` +
+        `pending=${pending.length} failed=${failures.length} lost=${schedule.describe("create")} ` +
+        `[${byWay.join("; ")}] re-sent=${createCalls - CREATES} ` +
+        `other-faults=${schedule.describe("other")} list-shifts=${decoys.destroyed} (+${decoys.added} at the tail) ` +
+        `foreign-instances=${foreign.size} | outage: creates=${outage.creates} pending=${outage.pending.length} made=${outage.made} | ` +
+        `later runs: ${later.figures} | ` +
+        `orphaned=${orphaned.length} duplicated=${duplicated} adopted-from-another-owner=${adoptedForeign.length} ` +
+        `foreign-taken-over=${foreignTakenOver.length} left-after-destroy=${left.length} delete-failures=${deleteFailures.length} ` +
+        `first run ${seconds(firstRunMs)}, in all ${seconds(performance.now() - started)}`,
     );
     expect({ failures, deleteFailures }).toEqual({ failures: [], deleteFailures: [] });
-    expect({ orphaned, duplicated, unknownToCloud, left }).toEqual({
+    expect({ unaccounted, orphaned, duplicated, adoptedForeign, foreignTakenOver, left }).toEqual({
+      unaccounted: [],
       orphaned: [],
       duplicated: 0,
-      unknownToCloud: [],
+      adoptedForeign: [],
+      foreignTakenOver: [],
       left: [],
     });
-    expect(cloud).toHaveLength(CREATES);
-    // The schedule really fired at about the asked rates (seeded: the same figures every run).
-    expect(schedule.figures.get("create")).toMatchObject({ calls: CREATES, faults: 30 });
-    expect(Math.abs(other.faults / other.calls - 0.1)).toBeLessThan(0.01);
+    expect(outage.pending).toHaveLength(outage.creates);
+    expect(later.resolved).toBe(pending.length + outage.pending.length);
+    // The schedule really fired as asked (seeded), in the six ways in turn, re-sent creates included;
+    // a create whose connection was reset before any work made nothing and was sent again, once.
+    const lost = schedule.figures.get("create")!;
+    // 6 in every block of 20 calls, and at most 6 in the block under way.
+    const fullBlocks = Math.floor(lost.calls / 20);
+    expect(lost.faults).toBeGreaterThanOrEqual(6 * fullBlocks);
+    expect(lost.faults).toBeLessThanOrEqual(6 * fullBlocks + Math.min(6, lost.calls % 20));
+    expect(Object.keys(lost.byKind)).toEqual([...WAYS]);
+    for (const n of Object.values(lost.byKind)) expect(n === 5 || n === 6).toBe(true);
+    expect(lost.calls - CREATES).toBe(lost.byKind.reset);
+    expect(decoys.destroyed).toBeGreaterThan(0);
+    expect(foreign.size).toBeGreaterThan(0);
   });
 });
+
+interface Outcomes {
+  created: ResourceState[];
+  /** Creates that failed with a pending record (ErrorResourceInitFailed with a pending-create id). */
+  pending: ResourceState[];
+  failures: string[];
+}
+
+function outcomes(results: PromiseSettledResult<ResourceState>[], inputs: Props[]): Outcomes {
+  const out: Outcomes = { created: [], pending: [], failures: [] };
+  results.forEach((r, i) => {
+    if (r.status === "fulfilled") return void out.created.push(r.value);
+    const failure = initFailure(r.reason);
+    if (failure?.id.startsWith("pending-create:"))
+      out.pending.push({ id: failure.id, inputs: inputs[i], outputs: failure.properties });
+    else out.failures.push(String(r.reason));
+  });
+  return out;
+}
+
+/** How the later runs resolve pending records, by the GPU count of their spec. */
+const RESOLVED_BY: Record<number, "refresh" | "up" | "destroy"> = { 1: "refresh", 2: "up", 4: "destroy" };
+
+/**
+ * Creates whose outcome stays unknown: three of each spec resolved by refresh, up and destroy, their
+ * answers lost (six made, three not) and the instance list down from the last create call until their
+ * deadline.
+ */
+async function createsDuringOutage(w: World): Promise<Outcomes & { creates: number; made: number }> {
+  // Interleaved by spec, so that (calls arriving about in order) each spec has two made and one not.
+  const news = await Promise.all(
+    [0, 1, 2].flatMap((i) =>
+      Object.keys(RESOLVED_BY).map((gpuNums) =>
+        w.h.checked("Instance", {
+          ...w.spec,
+          gpuNums: Number(gpuNums),
+          title: `unknown-${gpuNums}-${i}`,
+          waitTimeoutSeconds: 6,
+        }),
+      ),
+    ),
+  );
+  const before = new Set(w.cloudInstances());
+  w.emulator.faults.add({ path: CREATE, kind: "drop_after_commit", count: 6 });
+  w.emulator.faults.add({ path: CREATE, kind: "reset", count: 3 });
+  let calls = 0;
+  const undo = onCalls(w.emulator, (call) => {
+    if (call.path === CREATE && ++calls === news.length)
+      w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 });
+  });
+  try {
+    const results = await bounded(
+      news.length,
+      news.map((n) => () => w.h.create("Instance", n)),
+    );
+    return {
+      ...outcomes(results, news),
+      creates: news.length,
+      made: w.cloudInstances().filter((id) => !before.has(id)).length,
+    };
+  } finally {
+    undo();
+    w.emulator.faults.clear();
+  }
+}
+
+/** A later `pulumi` run: a new provider process, the cloud calm. */
+function laterRun(w: World): Promise<Harness> {
+  return gpucloudHarness({ config: providerConfig(w.emu.url, FLEET_KEY, CONFIG) });
+}
+
+/**
+ * Resolves the pending records as later runs would, one run per spec, each acting on all its records
+ * at once as the engine does: `pulumi refresh` (reads; a record of nothing made leaves the state and the
+ * next up creates it), `pulumi up` (diffs, creates of the replacements, deletes of the records) or
+ * `pulumi destroy`. Returns what the state then holds of them.
+ */
+async function resolveInLaterRuns(
+  w: World,
+  records: ResourceState[],
+): Promise<{ state: ResourceState[]; resolved: number; figures: string }> {
+  const state: ResourceState[] = [];
+  const figures: string[] = [];
+  let resolved = 0;
+  for (const [gpuNums, command] of Object.entries(RESOLVED_BY)) {
+    const group = records.filter(
+      (r) => (r.outputs.pendingCreate as { spec: Props }).spec.gpuNums === Number(gpuNums),
+    );
+    if (group.length === 0) continue;
+    const before = new Set(w.cloudInstances());
+    const run = await laterRun(w);
+    try {
+      const kept = await resolveBy(run, command, group);
+      state.push(...kept);
+      resolved += group.length;
+      figures.push(
+        `${command} records=${group.length} adopted=${kept.filter((s) => before.has(s.id)).length} ` +
+          `created-anew=${kept.filter((s) => !before.has(s.id)).length} destroyed=${[...before].filter((id) => !w.cloudInstances().includes(id)).length}`,
+      );
+    } finally {
+      await run.stop();
+    }
+  }
+  return { state, resolved, figures: figures.join("; ") || "no pending records" };
+}
+
+async function resolveBy(
+  h: Harness,
+  command: "refresh" | "up" | "destroy",
+  records: ResourceState[],
+): Promise<ResourceState[]> {
+  if (command === "refresh") {
+    const refreshed = await Promise.all(records.map((r) => h.refresh("Instance", r)));
+    return Promise.all(refreshed.map((r, i) => (r.id === "" ? h.create("Instance", records[i].inputs) : r)));
+  }
+  if (command === "up") {
+    for (const r of records)
+      expect((await h.diff("Instance", r.id, r.outputs, r.inputs)).replaces).toEqual(["pendingCreate"]);
+    const replacements = await Promise.all(records.map((r) => h.create("Instance", r.inputs)));
+    await Promise.all(records.map((r) => h.delete("Instance", r)));
+    return replacements;
+  }
+  await Promise.all(records.map((r) => h.delete("Instance", r)));
+  return [];
+}
+
+/** The fleet's instances the cloud lists: uuid, GPU count and create time. */
+async function fleetListing(w: World, isFleet: (uuid: string) => boolean): Promise<Instance[]> {
+  const all: Instance[] = [];
+  for await (const i of w.api.instances.listAll()) if (isFleet(i.instance_uuid)) all.push(i);
+  return all;
+}
+
+/**
+ * Instances no state holds and no pending record can account for: one of the record's spec created in
+ * its window, at most as many as the records of that spec.
+ */
+function unaccountedFor(cloud: Instance[], states: ResourceState[], records: ResourceState[]): string[] {
+  const held = new Set(states.map((s) => s.id));
+  const windows = records.map((r) => r.outputs.pendingCreate as PendingCreate);
+  const loose = cloud.filter((i) => !held.has(i.instance_uuid));
+  const coverable = (i: Instance) =>
+    windows.filter(
+      (p) =>
+        p.spec.gpuNums === i.gpu_nums &&
+        p.windowStart <= (i.create_time ?? -1) &&
+        (i.create_time ?? -1) <= p.windowEnd,
+    ).length;
+  const uncovered = loose.filter((i) => coverable(i) === 0).map((i) => i.instance_uuid);
+  const bySpec = new Map<number, number>();
+  for (const i of loose) bySpec.set(i.gpu_nums!, (bySpec.get(i.gpu_nums!) ?? 0) + 1);
+  const surplus = [...bySpec].flatMap(([gpuNums, n]) =>
+    n > windows.filter((p) => p.spec.gpuNums === gpuNums).length
+      ? [`${n} loose instances of ${gpuNums} GPUs`]
+      : [],
+  );
+  return [...uncovered, ...surplus];
+}
+
+async function titlesOf(uuids: string[], w: World): Promise<Map<string, string>> {
+  const titles = new Map<string, string>();
+  for await (const i of w.api.instances.listAll())
+    if (uuids.includes(i.instance_uuid)) titles.set(i.instance_uuid, i.title ?? "");
+  return titles;
+}

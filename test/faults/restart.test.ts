@@ -2,9 +2,12 @@
  * Scenario 4, the emulator restarted with `--state` in the middle of a run: a fleet is being created
  * through one provider server when the emulator process (the `gpucloud-emulator` CLI) is killed with
  * SIGKILL and started again on the same port from its state file. Every create the provider acknowledged
- * must still be there with its title, nothing the emulator held when it died may be missing from its
- * state file, and nothing may be orphaned: the outage outlasts the client's retries of one request, so
- * creates waiting for their instance must ride it out, and those that fail must clean up after it.
+ * must still be there with its title, nothing may be orphaned, and no create may fail: the outage outlasts
+ * the client's retries of one request, so creates waiting for their instance must ride it out.
+ * The emulator answers a change only once it is saved, so what it answered survives the kill; an
+ * instance whose create was still in flight (made, not yet saved, never answered) may be gone after the
+ * restart, and its creator sends the create again. So among the instances held at the kill and missing
+ * from the state file, none may be one a provider state knows; the others are counted, not forbidden.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -22,8 +25,12 @@ const CONCURRENCY = 10;
 /** The kill comes once this many creates have been acknowledged. */
 const RESTART_AFTER = 10;
 const CLI = path.join(REPO_ROOT, "dist", "emulator", "cli.js");
-/** How long the emulator stays down: longer than the client's own retries of one request ride out. */
-const OUTAGE_MS = 3000;
+/** How long the emulator stays down: far longer than the client's own retries of one request ride out. */
+const OUTAGE_MS = 10_000;
+/** The provider's request timeout: small, so a create cut off by the kill is settled in seconds. */
+const REQUEST_TIMEOUT_MS = "2000";
+
+jest.setTimeout(240_000);
 
 interface EmulatorProcess {
   child: ChildProcess;
@@ -80,7 +87,9 @@ describe("an emulator killed and restarted from its state file in the middle of 
 
   beforeAll(async () => {
     emu = await startCli(args("0"));
-    h = await gpucloudHarness({ config: providerConfig(emu.url) });
+    h = await gpucloudHarness({
+      config: providerConfig(emu.url, undefined, { "gpucloud:requestTimeoutMs": REQUEST_TIMEOUT_MS }),
+    });
   });
   afterAll(async () => {
     await h?.stop();
@@ -147,21 +156,25 @@ describe("an emulator killed and restarted from its state file in the middle of 
     const titles = new Map(after.rooms.instances.map((i) => [i.instance_uuid, i.title]));
     const lost = acknowledged.filter((s) => titles.get(s.id) !== s.outputs.title);
     const inFile = new Set(saved!.rooms.instances.map((i) => i.instance_uuid));
-    const lostAtKill = atKill!.rooms.instances.filter((i) => !inFile.has(i.instance_uuid));
+    const unsavedAtKill = atKill!.rooms.instances.filter((i) => !inFile.has(i.instance_uuid));
+    const known = new Set(acknowledged.map((s) => s.id));
+    const answeredButUnsaved = unsavedAtKill.filter((i) => known.has(i.instance_uuid));
     const orphaned = [...titles.keys()].filter((id) => !acknowledged.some((s) => s.id === id));
 
     reportFigure(
       "faults",
       `faults[4 emulator killed and restarted with --state]: creates=${CREATES} acknowledged=${acknowledged.length} ` +
         `failed=${failures.length} killed-after=${RESTART_AFTER} held-at-kill=${atKill!.rooms.instances.length} ` +
-        `down=${seconds(downMs)} lost-at-kill=${lostAtKill.length} acknowledged-lost=${lost.length} orphaned=${orphaned.length} ` +
+        `down=${seconds(downMs)} unsaved-in-flight-at-kill=${unsavedAtKill.length} answered-but-unsaved=${answeredButUnsaved.length} acknowledged-lost=${lost.length} orphaned=${orphaned.length} ` +
         `clock-kept=${after.now >= atKill!.now} in ${seconds(performance.now() - started)}`,
     );
-    if (failures.length > 0) reportFigure("faults", `faults[4] failed creates: ${failures.join(" | ")}`);
-    expect({ lost, lostAtKill, orphaned }).toEqual({ lost: [], lostAtKill: [], orphaned: [] });
-    // A create cut by the kill may fail (its answer and its instance can be lost together), never silently.
-    expect(acknowledged.length + failures.length).toBe(CREATES);
-    expect(acknowledged.length).toBeGreaterThan(RESTART_AFTER);
+    expect({ failures, lost, answeredButUnsaved, orphaned }).toEqual({
+      failures: [],
+      lost: [],
+      answeredButUnsaved: [],
+      orphaned: [],
+    });
+    expect(acknowledged).toHaveLength(CREATES);
     expect(after.now).toBeGreaterThanOrEqual(atKill!.now);
   });
 });

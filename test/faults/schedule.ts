@@ -4,8 +4,17 @@
  * reports. The world the scenarios run in is test/support/world.ts.
  */
 import { seededRandom, type Emulator } from "pulumi-gpucloud/emulator";
+import type { FaultTable } from "../../emulator/core/faults";
+import type { LoggedRequest } from "../../emulator/core/requestlog";
+import { onCalls, type ApiCall } from "../support/emulator-hooks";
 
 export type FaultKind = "http_500" | "http_429" | "http_503" | "reset" | "drop_after_commit" | "delay";
+
+/** A fault that is more than one entry of the fault table: it arms what it needs for the call at `path`. */
+export interface FaultWay {
+  name: string;
+  arm(table: FaultTable, path: string): void;
+}
 
 /** The emulator of a fault scenario: a fleet billed for simulated hours must not run out of money half way. */
 export const FAULT_EMULATOR = { balance: 1_000_000_000 };
@@ -17,17 +26,21 @@ const BLOCK = 20;
 
 export interface FaultRule {
   name: string;
-  matches: (path: string) => boolean;
+  matches: (call: ApiCall) => boolean;
   /** Share of matching calls that get a fault: a multiple of 1/BLOCK (0.05). */
   rate: number;
-  kinds: FaultKind[];
+  kinds: (FaultKind | FaultWay)[];
+  /** Take the kinds in turn (an even spread) instead of drawing them. */
+  inTurn?: boolean;
 }
 
 export interface RuleFigures {
   calls: number;
   faults: number;
-  byKind: Partial<Record<FaultKind, number>>;
+  byKind: Record<string, number>;
 }
+
+const nameOf = (kind: FaultKind | FaultWay) => (typeof kind === "string" ? kind : kind.name);
 
 /**
  * A seeded schedule over the emulator's own fault table: right before each API call takes its fault (if
@@ -38,12 +51,15 @@ export interface RuleFigures {
  */
 export class FaultSchedule {
   readonly figures = new Map<string, RuleFigures>();
-  private readonly restore: () => void;
+  /** The kind each faulted call got, by its request-log entry. */
+  readonly faulted = new Map<LoggedRequest, string>();
+  private readonly undo: () => void;
   private active = true;
 
   constructor(emulator: Emulator, rules: FaultRule[], seed: number) {
     const random = seeded(seed);
     const blocks = new Map<string, boolean[]>();
+    const turns = new Map<string, number>();
     const hit = (rule: FaultRule): boolean => {
       let block = blocks.get(rule.name);
       if (!block || block.length === 0) {
@@ -56,31 +72,33 @@ export class FaultSchedule {
       }
       return block.pop()!;
     };
+    const pick = (rule: FaultRule): FaultKind | FaultWay => {
+      if (!rule.inTurn) return rule.kinds[Math.floor(random() * rule.kinds.length)];
+      const turn = turns.get(rule.name) ?? 0;
+      turns.set(rule.name, turn + 1);
+      return rule.kinds[turn % rule.kinds.length];
+    };
     const table = emulator.faults;
-    const take = table.take.bind(table);
     for (const rule of rules) this.figures.set(rule.name, { calls: 0, faults: 0, byKind: {} });
-    table.take = (path: string) => {
-      const rule = this.active ? rules.find((r) => r.matches(path)) : undefined;
-      if (rule) {
-        const figures = this.figures.get(rule.name)!;
-        figures.calls += 1;
-        if (hit(rule)) {
-          const kind = rule.kinds[Math.floor(random() * rule.kinds.length)];
-          table.add({ path, kind, count: 1 });
-          figures.faults += 1;
-          figures.byKind[kind] = (figures.byKind[kind] ?? 0) + 1;
-        }
-      }
-      return take(path);
-    };
-    this.restore = () => {
-      table.take = take;
-    };
+    this.undo = onCalls(emulator, (call) => {
+      const rule = this.active ? rules.find((r) => r.matches(call)) : undefined;
+      if (!rule) return;
+      const figures = this.figures.get(rule.name)!;
+      figures.calls += 1;
+      if (!hit(rule)) return;
+      const kind = pick(rule);
+      if (typeof kind === "string") table.add({ path: call.path, kind, count: 1 });
+      else kind.arm(table, call.path);
+      figures.faults += 1;
+      figures.byKind[nameOf(kind)] = (figures.byKind[nameOf(kind)] ?? 0) + 1;
+      this.faulted.set(call.logged, nameOf(kind));
+    });
   }
 
   stop(): void {
+    if (!this.active) return;
     this.active = false;
-    this.restore();
+    this.undo();
   }
 
   /** "dropped=31/100 (31.0%)" style text for one rule. */

@@ -13,8 +13,8 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { REPO_ROOT } from "../harness";
+import { resourceInitFailed } from "../support/init-failure";
 
 export type Props = Record<string, unknown>;
 
@@ -79,16 +79,11 @@ export class CallError extends Error {
 }
 
 function initFailureOf(err: grpc.ServiceError): InitFailure | undefined {
-  const [bin] = err.metadata?.get("grpc-status-details-bin") ?? [];
-  if (!bin) return undefined;
-  const status = statusproto.Status.deserializeBinary(new Uint8Array(bin as Buffer));
-  const detail = status
-    .getDetailsList()
-    .find((d) => d.getTypeUrl().endsWith("pulumirpc.ErrorResourceInitFailed"));
-  if (!detail) return undefined;
-  const failed = provproto.ErrorResourceInitFailed.deserializeBinary(detail.getValue_asU8());
+  const found = resourceInitFailed(err);
+  if (!found) return undefined;
+  const { message, failed } = found;
   return {
-    message: status.getMessage(),
+    message,
     id: failed.getId(),
     properties: plain(failed.getProperties()),
     inputs: plain(failed.getInputs()),

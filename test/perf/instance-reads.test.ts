@@ -175,6 +175,7 @@ describe("coalesced instance reads, with records the list answers without info's
     const info = jest.fn(async () => full);
     const fake = {
       instances: { list: async () => ({ instance_list: [listed], total: 1 }), info },
+      cloudNow: () => undefined,
     } as unknown as GpuCloudClient;
     await expect(new InstanceReads(fake).info("ins-1")).resolves.toEqual(full);
     expect(info).toHaveBeenCalledWith("ins-1");

@@ -4,13 +4,11 @@
  * the reasons in `grpc-status-details-bin`, and the provider among the outputs, so the engine can still
  * read, update and delete the resource it now keeps in state.
  */
-import * as grpc from "@grpc/grpc-js";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { assertBuilt, Harness, REPO_ROOT, secret } from "../harness";
+import { initFailure } from "../support/init-failure";
 
 /**
  * A resource whose create and update always end half way, defined with the package's own framework
@@ -50,29 +48,6 @@ module.exports = dynamicProvider(
 `,
   );
   return `exports.handler = function () { return require(${JSON.stringify(file)}); };\n`;
-}
-
-interface InitFailure {
-  message: string;
-  id: string;
-  properties: Record<string, unknown>;
-  reasons: string[];
-}
-
-/** What the engine reads off a failed Create or Update: the status details packed by the server. */
-function initFailure(err: unknown): InitFailure {
-  const cause = (err as Error).cause as grpc.ServiceError;
-  const [bin] = cause.metadata.get("grpc-status-details-bin") as Buffer[];
-  const status = statusproto.Status.deserializeBinary(new Uint8Array(bin));
-  const [detail] = status.getDetailsList();
-  expect(detail.getTypeUrl()).toMatch(/pulumirpc\.ErrorResourceInitFailed$/);
-  const failed = provproto.ErrorResourceInitFailed.deserializeBinary(detail.getValue_asU8());
-  return {
-    message: status.getMessage(),
-    id: failed.getId(),
-    properties: (failed.getProperties()?.toJavaScript() ?? {}) as Record<string, unknown>,
-    reasons: failed.getReasonsList(),
-  };
 }
 
 describe("a resource that exists but could not finish", () => {

@@ -22,12 +22,13 @@ export function providerTexts(): Promise<Record<Kind, string>> {
 /** Polls of the provider's waits: fast, since the frozen clock moves many simulated seconds per real millisecond. */
 const POLL_MS = "10";
 
-/** The stack config of a program using the emulator at `url` with `key`. */
-export function providerConfig(url: string, key = DEMO_KEY): Props {
+/** The stack config of a program using the emulator at `url` with `key`, plus `more` settings. */
+export function providerConfig(url: string, key = DEMO_KEY, more: Props = {}): Props {
   return {
     "gpucloud:apiKey": secret(key),
     "gpucloud:baseUrl": url,
     "gpucloud:pollIntervalMs": POLL_MS,
+    ...more,
   };
 }
 

@@ -20,7 +20,7 @@ export interface World {
   gpu5090: string;
   /** Runs `work` while the frozen clock moves, so the provider's waits end without sleeping. */
   advancing<T>(work: Promise<T>, secondsPerStep?: number): Promise<T>;
-  /** The instances the API lists for the demo key. */
+  /** The instances the API lists for the world's key. */
   instanceUuids(): Promise<string[]>;
   /** Every instance the emulator holds, of every user, from its own state (no API call, no fault). */
   cloudInstances(): string[];
@@ -31,21 +31,26 @@ export interface WorldOptions {
   emulator?: EmulatorOptions;
   /** Other stored providers or another working directory for the provider server. */
   server?: Pick<ProviderServerOptions, "providers" | "cwd">;
+  /** More stack config for the provider (e.g. `gpucloud:requestTimeoutMs`). */
+  config?: Props;
+  /** The key of the provider and of `api` (default DEMO_KEY); the emulator must know it. */
+  key?: string;
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const emu = await startTestEmulator(options.emulator);
-  const h = await gpucloudHarness({ ...options.server, config: providerConfig(emu.url) }).catch(
-    async (err: unknown) => {
-      await emu.close();
-      throw err;
-    },
-  );
+  const h = await gpucloudHarness({
+    ...options.server,
+    config: providerConfig(emu.url, options.key, options.config),
+  }).catch(async (err: unknown) => {
+    await emu.close();
+    throw err;
+  });
   const emulator = emu.running.emulator;
-  const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
+  const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: options.key ?? DEMO_KEY });
   const podUuid = (await pod(emu, "ComfyUI")).uuid;
-  const gpu4090 = await gpuUuid(emu, "4090D");
-  const gpu5090 = await gpuUuid(emu, "5090");
+  const gpu4090 = await gpuUuid(emu, "4090D", options.key);
+  const gpu5090 = await gpuUuid(emu, "5090", options.key);
   return {
     emu,
     emulator,

@@ -1,44 +1,51 @@
 /**
- * The create path of Instance: make the instance (or adopt one), bring it to the wanted state, and
- * never leave a paid instance that the state does not know (DESIGN §3). Its one entry point is
- * createInstance; the definition only calls it.
+ * The create path of Instance: make the instance (or adopt one), bring it to the wanted state, and never
+ * leave a paid instance that the state does not know, never make two where one was declared, never take
+ * another owner's (DESIGN §3). Creates run in parallel; a create whose answer is lost is settled by the
+ * reconciler of its spec (reconciler.ts), and one whose outcome stays unknown is recorded in the state as
+ * a pending create (pending-record.ts) that the next run resolves (pending-resolution.ts).
  */
 import {
-  collect,
   NotFoundError,
   OutcomeUnknownError,
+  RateLimitError,
   retryUntil,
+  type CallOptions,
+  type GpuCloudClient,
   type Instance as CloudInstance,
 } from "../../../sdk";
+import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
-import { serialised } from "../../framework/serialised";
+import { ResourceInitError } from "../../framework/errors";
 import { assertTimerAhead, converge } from "./converge";
+import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
+import { pendingCreateError, unresolvedError } from "./pending-record";
+import { releaseClaim, resolveByAdoption, resolveRecord, takeRecord } from "./pending-resolution";
 import { instanceReads } from "./reads";
-
-/** Instances this provider process created, or found new after a lost answer: never "new" to a later create. */
-const createdHere = new Set<string>();
+import { createTiming, newClaimantId, reconcilerFor, type Claimant } from "./reconciler";
+import { markTaken } from "./taken";
 
 /** Creates (or adopts) the instance `inputs` describe and brings it to their state; the cloud's record. */
 export async function createInstance(ctx: ProviderContext, inputs: InstanceInputs): Promise<CloudInstance> {
   if (inputs.shutdownAt !== undefined) assertTimerAhead(inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
-  const created = await createOnce(ctx, inputs);
+  const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
+  const made = await makeInstance(ctx, inputs, deadline);
+  const uuid = made.instance.instance_uuid;
   try {
-    return await converge(ctx, created.instance_uuid, { title: undefined }, inputs, created);
+    if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
+    // Converging again is safe (it reads the instance afresh and does what is still missing), so it
+    // rides out an outage until the create's deadline instead of destroying an instance made fine.
+    let known: CloudInstance | undefined = made.instance;
+    const olds = { title: made.claimed ? inputs.title : undefined };
+    return await retryUntil(
+      () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
+      { deadline, pauseMs: ctx.settings.pollIntervalMs },
+    );
   } catch (err) {
-    return destroyAfterFailure(ctx, created.instance_uuid, err, inputs.waitTimeoutSeconds * 1000);
+    return destroyAfterFailure(ctx, inputs, made.instance, err);
   }
-}
-
-function matchesSpec(cloud: CloudInstance, inputs: InstanceInputs): boolean {
-  return (
-    (cloud.gpu_uuid === undefined || cloud.gpu_uuid === inputs.gpuUuid) &&
-    (cloud.gpu_nums === undefined || cloud.gpu_nums === inputs.gpuNums) &&
-    (inputs.imageUuid === undefined ||
-      cloud.image_uuid === undefined ||
-      cloud.image_uuid === inputs.imageUuid)
-  );
 }
 
 async function adopt(
@@ -57,110 +64,169 @@ async function adopt(
     }
     throw err;
   }
-  if (!matchesSpec(cloud, inputs)) {
+  const spec = specOf(inputs);
+  const mismatches = adoptionMismatches(cloud, spec);
+  if (mismatches.length > 0) {
     throw new Error(
-      `Could not adopt instance ${instanceUuid}: it runs gpu ${cloud.gpu_uuid} x${cloud.gpu_nums} from image ${cloud.image_uuid}, ` +
-        "which does not match gpuUuid, gpuNums and imageUuid in your program. Make them match the instance.",
+      `Could not adopt instance ${instanceUuid}: ${mismatches.join("; ")}. ` +
+        "Make your program match the instance, or adopt another one.",
     );
   }
+  markTaken(instanceUuid);
+  resolveByAdoption(spec, cloud);
   return converge(ctx, instanceUuid, { title: cloud.title }, inputs);
 }
 
+interface Made {
+  instance: CloudInstance;
+  /** Adopted after a lost answer: it bears a claim token until its title is set. */
+  claimed: boolean;
+}
+
 /**
- * The create call. Its answer can be lost after the cloud carried it out (create takes no idempotency
- * key, field-notes.md), so the instances listed before are compared with those listed after and the one
- * new instance of this spec is adopted. Creates run one at a time in the provider process (not only per
- * spec: instance records do not show the pod, so two pod specs on one GPU would look alike); only the
- * create call is serialised, the waits that follow run in parallel. "Before" is every instance a finished
- * list walk of this process showed (creates arriving together share one walk, and status polls keep
- * adding to it) plus every instance this process created, so only an instance made outside this process
- * since the last walk could be mistaken for ours.
+ * An instance of the spec for this create: the one a pending record of an earlier run made (when Diff
+ * registered one of this spec), else a new one. A lost answer is settled by the spec's reconciler: the
+ * instance it made is adopted, or, when nothing was made, the create is sent again within the deadline.
  */
-async function createOnce(ctx: ProviderContext, inputs: InstanceInputs): Promise<CloudInstance> {
-  const { api } = ctx;
-  const reads = instanceReads(api);
-  await reads.freshListing();
-  return serialised("instance create", async () => {
-    // A copy taken now: a walk that finishes while the call is out may already list the new instance.
-    const before = new Set([...reads.everListed, ...createdHere]);
-    try {
-      const created = inputs.imageUuid
-        ? await api.instances.createByImage({
-            image_uuid: inputs.imageUuid,
-            gpu_uuid: inputs.gpuUuid,
-            gpu_nums: inputs.gpuNums,
-          })
-        : await api.instances.createByPod({
-            pod_uuid: inputs.podUuid!,
-            pod_tag: inputs.podTag,
-            gpu_uuid: inputs.gpuUuid,
-            gpu_nums: inputs.gpuNums,
-          });
-      createdHere.add(created.instance_uuid);
-      return created;
-    } catch (err) {
-      if (!(err instanceof OutcomeUnknownError)) throw err;
-      const listed = await listThroughOutage(ctx, inputs.waitTimeoutSeconds * 1000, err);
-      const fresh = listed.filter((i) => !before.has(i.instance_uuid) && matchesSpec(i, inputs));
-      for (const i of fresh) createdHere.add(i.instance_uuid);
-      if (fresh.length === 1) return fresh[0];
+async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadline: number): Promise<Made> {
+  const spec = specOf(inputs);
+  const record = takeRecord(spec);
+  if (record) {
+    const outcome = await resolveRecord(ctx, record, deadline);
+    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
+    if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
+  }
+  for (;;) {
+    const sent = await send(ctx, spec, deadline).catch((err: unknown) => {
+      throw refusedForLong(err) ?? err;
+    });
+    if (sent.kind === "answered") return { instance: sent.instance, claimed: false };
+    const outcome = await reconcilerFor(ctx, spec).settle(sent.claimant);
+    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
+    if (outcome.kind === "unknown") {
+      const windowEnd = windowEndAfter(ctx.api, sent.lostAt + createTiming(ctx.settings).settleMs);
+      throw pendingCreateError(inputs, spec, sent.claimant, windowEnd, outcome);
+    }
+    if (Date.now() >= deadline) {
       throw new Error(
-        fresh.length === 0
-          ? `Could not create instance: the answer to the create call was lost and no new instance is listed, so none was created. Run the update again. (${err.message})`
-          : `Could not create instance: the answer to the create call was lost and ${fresh.length} new instances match (${fresh.map((i) => i.instance_uuid).join(", ")}). ` +
-              "Adopt the right one with adoptInstanceUuid and destroy the others.",
+        `Could not create instance: the answer to the create call was lost (${sent.lost.message}) and no instance of ` +
+          `${describeSpec(spec)} appeared, so none was made; it was not sent again because waitTimeoutSeconds ` +
+          `(${inputs.waitTimeoutSeconds}) had passed. Run the update again.`,
       );
     }
-  });
-}
-
-/** Keeps trying through transient failures until `timeoutMs` from now, pausing as waits poll. */
-function untilDeadline(ctx: ProviderContext, timeoutMs: number) {
-  return { deadline: Date.now() + timeoutMs, pauseMs: ctx.settings.pollIntervalMs };
-}
-
-/**
- * Every instance, for reconciling a create whose answer was lost: the listing goes on through transient
- * failures until `timeoutMs`, since giving up would leave an instance that may exist unknown to the state.
- */
-async function listThroughOutage(
-  ctx: ProviderContext,
-  timeoutMs: number,
-  lost: Error,
-): Promise<CloudInstance[]> {
-  try {
-    return await retryUntil(() => collect(ctx.api.instances.listAll()), untilDeadline(ctx, timeoutMs));
-  } catch (listErr) {
-    throw new Error(
-      `Could not create instance: the answer to the create call was lost (${lost.message}) and listing the instances ` +
-        `to find out whether one was made failed too (${messageOf(listErr)}). ` +
-        "List your instances and adopt (adoptInstanceUuid) or destroy any you do not recognise.",
-    );
   }
 }
 
+type Sent =
+  | { kind: "answered"; instance: CloudInstance }
+  | { kind: "lost"; claimant: Claimant; lost: OutcomeUnknownError; lostAt: number };
+
 /**
- * Destroys the instance a failed create made, going on through transient failures until `timeoutMs`:
- * the create failed, often because the cloud was unreachable, and giving up at once would leave a paid
- * instance the state never learns of (DESIGN §3).
+ * One create call, after a listing (both ride out an outage until the deadline). A failure that proves
+ * the call did no work (not sent, 429, 503: the SDK's transient errors of an unsafe call) sends it
+ * again; a lost answer returns the claimant its reconciliation needs.
+ */
+async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): Promise<Sent> {
+  const reads = instanceReads(ctx.api);
+  const timing = createTiming(ctx.settings);
+  const until = { deadline, pauseMs: ctx.settings.pollIntervalMs };
+  await retryUntil(() => reads.freshWalk(), until);
+  return retryUntil(async (call) => {
+    // Taken as the call goes out: a walk that ends while it is out may already list the new instance.
+    const listedBefore = new Set(reads.everListed);
+    const windowStart = cloudSeconds(reads.lastWalkCloudMs) - 1;
+    try {
+      const instance = await createCall(ctx.api, spec, call);
+      markTaken(instance.instance_uuid);
+      return { kind: "answered", instance };
+    } catch (err) {
+      if (!(err instanceof OutcomeUnknownError)) throw err;
+      const lostAt = Date.now();
+      return {
+        kind: "lost",
+        lost: err,
+        lostAt,
+        claimant: {
+          id: newClaimantId(),
+          windowStart,
+          listedBefore,
+          earlierRun: false,
+          notMadeAfter: lostAt + timing.settleMs + timing.quietMs,
+          // A pending record is written only once a late commit would have shown (its window ends then).
+          giveUpAt: Math.max(deadline, lostAt + timing.settleMs),
+        },
+      };
+    }
+  }, until);
+}
+
+/**
+ * A 429 whose Retry-After outlasts what the create may wait, in the provider's words: the SDK's text
+ * advises raising a client option that a provider user does not have.
+ */
+function refusedForLong(err: unknown): Error | undefined {
+  if (!(err instanceof RateLimitError) || !err.tooLongToWait || err.retryAfterMs === undefined)
+    return undefined;
+  return new Error(
+    `Could not create instance: the cloud refused the create call with a rate limit (HTTP 429) and asked to wait ${formatWait(err.retryAfterMs)}, ` +
+      "longer than this create may wait, so it was not sent again and no instance was made. " +
+      "Run the update again after that time; fewer creates at once (`pulumi up --parallel N`) ask less of the limit.",
+  );
+}
+
+function createCall(api: GpuCloudClient, spec: CreateSpec, call: CallOptions): Promise<CloudInstance> {
+  const gpu = { gpu_uuid: spec.gpuUuid, gpu_nums: spec.gpuNums };
+  return spec.imageUuid !== undefined
+    ? api.instances.createByImage({ image_uuid: spec.imageUuid, ...gpu }, call)
+    : api.instances.createByPod({ pod_uuid: spec.podUuid!, pod_tag: spec.podTag, ...gpu }, call);
+}
+
+/**
+ * Cloud Unix seconds from a reading of the cloud's clock. Without one (a cloud that sends no Date), the
+ * local clock less a minute for skew.
+ */
+function cloudSeconds(cloudMs: number | undefined): number {
+  return Math.floor((cloudMs ?? Date.now() - 60_000) / 1000);
+}
+
+/**
+ * The end of a pending record's window, on the cloud's clock: now, or when the settle time of the lost
+ * answer ends (`settleEndsAt`, epoch ms) if the record is written sooner, plus the Date header's second.
+ */
+function windowEndAfter(api: GpuCloudClient, settleEndsAt: number): number {
+  const now = Date.now();
+  const cloudNow = api.cloudNow() ?? now + 60_000;
+  return Math.ceil((cloudNow + Math.max(0, settleEndsAt - now)) / 1000) + 1;
+}
+
+/**
+ * Destroys the instance a failed create made, going on through transient failures for another
+ * waitTimeoutSeconds: the create failed, often because the cloud was unreachable, and giving up at once
+ * would leave a paid instance. When even that fails, the state keeps the instance (ErrorResourceInitFailed
+ * with its id), so it is not forgotten (DESIGN §8).
  */
 async function destroyAfterFailure(
   ctx: ProviderContext,
-  instanceUuid: string,
+  inputs: InstanceInputs,
+  instance: CloudInstance,
   cause: unknown,
-  timeoutMs: number,
 ): Promise<never> {
   const why = messageOf(cause);
+  const uuid = instance.instance_uuid;
   try {
-    await retryUntil(() => ctx.api.instances.destroy(instanceUuid), untilDeadline(ctx, timeoutMs));
+    await retryUntil((call) => ctx.api.instances.destroy(uuid, call), {
+      deadline: Date.now() + inputs.waitTimeoutSeconds * 1000,
+      pauseMs: ctx.settings.pollIntervalMs,
+    });
   } catch (destroyErr) {
-    throw new Error(
-      `Could not create instance: ${why} Destroying the half-created instance ${instanceUuid} also failed ` +
-        `(${messageOf(destroyErr)}): destroy it in the console so it does not bill.`,
+    throw new ResourceInitError(
+      `Could not create instance: ${why} Destroying the half-created instance ${uuid} also failed ` +
+        `(${messageOf(destroyErr)}), so the stack keeps it: run \`pulumi up\` again to finish it, or \`pulumi destroy\` to remove it.`,
+      { id: uuid, state: { inputs, cloud: instance } },
     );
   }
   throw new Error(
-    `Could not create instance: ${why} The instance ${instanceUuid} was destroyed so nothing is left billing.`,
+    `Could not create instance: ${why} The instance ${uuid} was destroyed so nothing is left billing.`,
   );
 }
 

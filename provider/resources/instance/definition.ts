@@ -8,7 +8,10 @@ import { POWERED_ON, scheduledShutdown, services, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
 import { instanceChecks, InstanceInputs } from "./inputs";
+import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./pending-record";
+import { deletePending, readPending, registerRecord } from "./pending-resolution";
 import { instanceReads, instanceUnlessGone } from "./reads";
+import { markTaken } from "./taken";
 
 const ServiceOutput = z
   .object({
@@ -75,6 +78,12 @@ const outputs = {
         ? { shutdownTime: c.shutdown_regular.shutdown_time, enable: c.shutdown_regular.enable }
         : null,
   ),
+  [PENDING_OUTPUT]: field(
+    PendingCreate.nullable().describe(
+      "Set only while the create's outcome is unknown (its id is then `pending-create:...`); null for an instance.",
+    ),
+    () => null,
+  ),
 };
 
 /** The inputs as the cloud has them now: refresh rebuilds these so drift shows and nothing else does. */
@@ -105,6 +114,7 @@ export const instance = defineResource({
     // An absent title means the program leaves the title alone (DESIGN §3 is silent on clearing it).
     keepWhenUnset: ["title"],
     adoptsById: "adoptInstanceUuid",
+    pending: { isPendingId, output: PENDING_OUTPUT },
   },
   stableOutputs: ["instanceUuid", "gpuName", "imageName", "imageTag", "createTime", "chargingType"],
   checks: instanceChecks,
@@ -112,14 +122,32 @@ export const instance = defineResource({
     const cloud = await createInstance(ctx, inputs);
     return { id: cloud.instance_uuid, ...state(inputs, cloud) };
   },
-  async read(ctx, id, olds) {
+  diffed(id, stored) {
+    if (isPendingId(id)) registerRecord(id, stored);
+    else markTaken(id);
+  },
+  async read(ctx, id, olds, stored) {
+    if (isPendingId(id)) {
+      const made = await readPending(ctx, id, olds, stored);
+      return made && { id: made.instance_uuid, ...state(olds, made) };
+    }
+    markTaken(id);
     const cloud = await instanceUnlessGone(ctx.api, id);
     return cloud && state(olds, cloud);
   },
   async update(ctx, id, olds, news) {
+    if (isPendingId(id))
+      throw new Error(
+        `Could not update ${id}: its create is pending. Run \`pulumi refresh\` or \`pulumi up\` to resolve it.`,
+      );
     return state(news, await converge(ctx, id, olds, news));
   },
-  async delete(ctx, id, olds) {
+  async delete(ctx, id, olds, stored): Promise<void> {
+    if (isPendingId(id))
+      return deletePending(ctx, id, olds, stored, (uuid): Promise<void> =>
+        instance.delete(ctx, uuid, olds, {}),
+      );
+    markTaken(id);
     await ctx.api.instances.destroy(id);
     const timeoutMs = (olds.waitTimeoutSeconds ?? 900) * 1000;
     try {

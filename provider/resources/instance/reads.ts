@@ -37,6 +37,11 @@ export interface Walk {
   /** One page held the whole list, so nothing can have shifted between pages. */
   atomic: boolean;
   pages: number;
+  /**
+   * The cloud's time (Unix ms, from its Date header) read as the last page arrived: a lower bound, to
+   * the header's second, on the create time of anything made after the walk. Undefined without a Date.
+   */
+  cloudMs?: number;
 }
 
 export interface StatusWaitOptions {
@@ -83,6 +88,7 @@ export class InstanceReads {
   private queued: Promise<Walk> | undefined;
   private readonly waiters = new Set<Waiter>();
   private readonly listed = new Set<string>();
+  private lastCloudMs: number | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly api: GpuCloudClient) {}
@@ -92,14 +98,19 @@ export class InstanceReads {
     return this.fromWalk(await this.nextWalk(), instanceUuid);
   }
 
-  /** Resolves once a walk that started after this call has finished; its uuids are then in everListed. */
-  async freshListing(): Promise<void> {
-    await this.nextWalk();
+  /** A walk that starts after this call; once it resolves, its uuids are in everListed. */
+  freshWalk(): Promise<Walk> {
+    return this.nextWalk();
   }
 
   /** Every uuid a finished walk listed: each of these instances existed before now. */
   get everListed(): ReadonlySet<string> {
     return this.listed;
+  }
+
+  /** The cloud's time as the latest finished walk ended (see Walk.cloudMs). */
+  get lastWalkCloudMs(): number | undefined {
+    return this.lastCloudMs;
   }
 
   /** Like client.instances.waitForStatus, polling through the shared walks. */
@@ -196,6 +207,7 @@ export class InstanceReads {
       (w) => {
         pages = w.pages;
         for (const uuid of w.instances.keys()) this.listed.add(uuid);
+        if (w.cloudMs !== undefined) this.lastCloudMs = Math.max(this.lastCloudMs ?? 0, w.cloudMs);
         return this.offerToWaiters(number, w);
       },
       (err: unknown) => this.failWaiters(number, err),
@@ -288,7 +300,7 @@ export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): 
     if (res.instance_list.length === 0 || seen >= total) break;
   }
   consistent &&= instances.size === total;
-  return { instances, consistent, atomic: pages === 1, pages };
+  return { instances, consistent, atomic: pages === 1, pages, cloudMs: api.cloudNow() };
 }
 
 /** The instance as a shared read shows it; undefined when the cloud says it does not exist. */

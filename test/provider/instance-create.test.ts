@@ -1,0 +1,327 @@
+/**
+ * The create path when answers are lost (provider/resources/instance/create.ts and the reconciler):
+ * each case states what the cloud did and checks what the state and the cloud hold afterwards. The
+ * provider's request timeout is 1 s, so its quiet, settle and claim times are 2 s each.
+ */
+import { GpuCloudClient, type Instance } from "pulumi-gpucloud/sdk";
+import type { Harness, Props, ResourceState } from "../harness";
+import { onCalls } from "../support/emulator-hooks";
+import { initFailure, type InitFailure } from "../support/init-failure";
+import { gpucloudHarness, providerConfig } from "../support/providers";
+import { startWorld, type World } from "../support/world";
+
+const KEY = "team-key";
+/** Another key of the same user: its instances are listed to the provider too (DESIGN §5, USER:KEY). */
+const OTHER_KEY = "other-key";
+const CONFIG = { "gpucloud:requestTimeoutMs": "1000" };
+const CREATE = "/instance/create_by_pod";
+const PENDING_ID = /^pending-create:\d+:[0-9a-f]{8}$/;
+
+jest.setTimeout(180_000);
+
+describe("creates whose answers are lost", () => {
+  let w: World;
+  let other: GpuCloudClient;
+  beforeAll(async () => {
+    w = await startWorld({
+      emulator: { apiKeys: [`team:${KEY}`, `team:${OTHER_KEY}`], balance: "1000000" },
+      config: CONFIG,
+      key: KEY,
+    });
+    other = new GpuCloudClient({ baseUrl: w.emu.url, apiKey: OTHER_KEY });
+  });
+  afterAll(async () => {
+    await other?.close();
+    await w?.stop();
+  });
+  beforeEach(async () => {
+    w.emulator.faults.clear();
+    for (const uuid of await w.instanceUuids()) await w.api.instances.destroy(uuid);
+    await w.emu.admin("DELETE", "/requests");
+  });
+
+  const inputs = (more: Props = {}) => w.h.checked("Instance", { ...w.spec, ...more });
+  const fault = (kind: string, more: Props = {}) =>
+    w.emu.admin("POST", "/faults", { path: CREATE, kind, count: 1, ...more });
+  const createCalls = async () =>
+    ((await w.emu.admin("GET", "/requests")).body.requests as { path: string }[]).filter(
+      (r) => r.path === CREATE,
+    ).length;
+  /** Runs `act` as each call to `path` reaches the emulator, before its faults. */
+  const whenCalled = (path: string, act: () => void) =>
+    onCalls(w.emulator, (call) => {
+      if (call.path === path) act();
+    });
+  const titles = async () => {
+    const all: Record<string, string> = {};
+    for await (const i of w.api.instances.listAll()) all[i.instance_uuid] = i.title ?? "";
+    return all;
+  };
+
+  /** Another deployer: creates the spec with the other key, and titles it after `titleAfterMs` (never when undefined). */
+  const foreignCreate = async (titleAfterMs?: number): Promise<Instance> => {
+    const made = await other.instances.createByPod({ pod_uuid: w.podUuid, gpu_uuid: w.gpu4090, gpu_nums: 1 });
+    if (titleAfterMs !== undefined)
+      setTimeout(() => void other.instances.updateTitle(made.instance_uuid, "theirs"), titleAfterMs);
+    return made;
+  };
+
+  it("adopts the instance a dropped answer made, leaving exactly one, sent once", async () => {
+    await fault("drop_after_commit");
+    const state = await w.advancing(w.h.create("Instance", await inputs({ title: "lost answer" })));
+    expect(await titles()).toEqual({ [state.id]: "lost answer" });
+    expect(state.outputs).toMatchObject({ title: "lost answer", status: 2, pendingCreate: null });
+    expect(await createCalls()).toBe(1);
+  });
+
+  it("adopts an instance the cloud committed after the client had timed out", async () => {
+    await fault("late_commit", { ms: 1500 });
+    const state = await w.advancing(w.h.create("Instance", await inputs({ title: "late" })));
+    expect(await titles()).toEqual({ [state.id]: "late" });
+    expect(await createCalls()).toBe(1);
+  });
+
+  it("sends the create again when the lost call made nothing, and leaves one instance", async () => {
+    await fault("reset");
+    const state = await w.advancing(w.h.create("Instance", await inputs({ title: "again" })));
+    expect(await titles()).toEqual({ [state.id]: "again" });
+    expect(await createCalls()).toBe(2);
+  });
+
+  it("gives each of several parallel creates of one spec its own instance when most answers are lost", async () => {
+    await fault("drop_after_commit", { count: 3 });
+    const news = await Promise.all([0, 1, 2, 3].map((i) => inputs({ title: `p-${i}` })));
+    const states = await w.advancing(Promise.all(news.map((n) => w.h.create("Instance", n))));
+    expect(new Set(states.map((s) => s.id)).size).toBe(4);
+    expect(await titles()).toEqual(Object.fromEntries(states.map((s, i) => [s.id, `p-${i}`])));
+    expect(await createCalls()).toBe(4);
+  });
+
+  it("leaves alone an instance another key creates in the window and titles soon after", async () => {
+    let theirs: Promise<Instance> | undefined;
+    const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate(300)));
+    await fault("drop_after_commit");
+    try {
+      const state = await w.advancing(w.h.create("Instance", await inputs({ title: "ours" })));
+      const foreign = (await theirs!).instance_uuid;
+      expect(state.id).not.toBe(foreign);
+      expect(await titles()).toEqual({ [state.id]: "ours", [foreign]: "theirs" });
+    } finally {
+      undo();
+    }
+  });
+
+  it("rides out an outage in the middle of a claim", async () => {
+    // The claim's write is the first title change: the lost create's instance has none until adopted.
+    let armed = false;
+    const undo = whenCalled("/instance/update_title", () => {
+      if (armed) return;
+      armed = true;
+      for (const path of ["/instance/list", "/instance/info"])
+        w.emulator.faults.add({ path, kind: "http_503", count: 6 });
+    });
+    await fault("drop_after_commit");
+    try {
+      const state = await w.advancing(w.h.create("Instance", await inputs({ title: "through" })));
+      expect(armed).toBe(true);
+      expect(await titles()).toEqual({ [state.id]: "through" });
+    } finally {
+      undo();
+    }
+  });
+
+  describe("when the outcome stays unknown", () => {
+    /** Creates with `lose` armed for the create call and the instance list failing from then on. */
+    const pendingCreate = async (
+      more: Props,
+      lose: "drop_after_commit" | "reset",
+    ): Promise<ResourceState> => {
+      const news = await inputs({ waitTimeoutSeconds: 3, ...more });
+      const undo = whenCalled(CREATE, () =>
+        w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
+      );
+      await fault(lose);
+      try {
+        const failure = await expectPending(w.h.create("Instance", news));
+        return { id: failure.id, inputs: news, outputs: failure.properties };
+      } finally {
+        undo();
+        w.emulator.faults.clear();
+      }
+    };
+
+    it("names the field in which an untitled instance of the same pod in its window differs, and never adopts it", async () => {
+      let theirs: Promise<Instance> | undefined;
+      const undo = whenCalled(CREATE, () => {
+        theirs ??= other.instances.createByPod({ pod_uuid: w.podUuid, gpu_uuid: w.gpu4090, gpu_nums: 2 });
+      });
+      // Nothing made, and the deadline comes before the settle time ends: the outcome stays unknown.
+      await fault("reset");
+      let failure: InitFailure;
+      try {
+        failure = await expectPending(
+          w.h.create("Instance", await inputs({ title: "one-gpu", waitTimeoutSeconds: 3 })),
+        );
+      } finally {
+        undo();
+      }
+      const near = (await theirs!).instance_uuid;
+      const reason = `instance ${near} appeared untitled in the window but was not adopted: gpuNums is 1 in your program but 2 on the instance`;
+      expect(failure.properties.pendingCreate).toMatchObject({
+        reason: expect.stringContaining(reason),
+        candidates: [],
+      });
+      expect(failure.message).toContain(reason);
+      expect(await titles()).toEqual({ [near]: "" });
+    });
+
+    it("records a pending create in state, and refresh, up and destroy of a later run resolve it", async () => {
+      const forRefresh = await pendingCreate({ title: "refreshed", gpuNums: 1 }, "drop_after_commit");
+      const forUp = await pendingCreate({ title: "replaced", gpuNums: 2 }, "drop_after_commit");
+      const forDestroy = await pendingCreate({ title: "destroyed", gpuNums: 4 }, "drop_after_commit");
+      const neverMade = await pendingCreate({ title: "never", gpuNums: 8 }, "reset");
+      expect(forRefresh.outputs.pendingCreate).toMatchObject({
+        spec: { podUuid: w.podUuid, gpuUuid: w.gpu4090, gpuNums: 1 },
+        reason: expect.stringContaining("listing the instances failed"),
+      });
+      const made = Object.keys(await titles());
+      expect(made).toHaveLength(3);
+
+      const next = await nextRun();
+      try {
+        const refreshed = await next.refresh("Instance", forRefresh);
+        expect(made).toContain(refreshed.id);
+        expect(refreshed.outputs).toMatchObject({
+          instanceUuid: refreshed.id,
+          title: "refreshed",
+          pendingCreate: null,
+        });
+
+        const diff = await next.diff("Instance", forUp.id, forUp.outputs, forUp.inputs);
+        expect(diff).toMatchObject({ changes: "some", replaces: ["pendingCreate"] });
+        const replacement = await w.advancing(next.create("Instance", forUp.inputs));
+        await next.delete("Instance", forUp);
+        expect(made).toContain(replacement.id);
+
+        await next.delete("Instance", forDestroy);
+        expect(await next.refresh("Instance", neverMade)).toMatchObject({ id: "" });
+
+        expect(await titles()).toEqual({ [refreshed.id]: "refreshed", [replacement.id]: "replaced" });
+        expect(await createCalls()).toBe(4);
+      } finally {
+        await next.stop();
+      }
+    });
+
+    it("resolves several pending records of one spec together, one instance each", async () => {
+      const a = await pendingCreate({ title: "a" }, "drop_after_commit");
+      const b = await pendingCreate({ title: "b" }, "drop_after_commit");
+      const next = await nextRun();
+      try {
+        const [ra, rb] = await Promise.all([next.refresh("Instance", a), next.refresh("Instance", b)]);
+        expect(new Set([ra.id, rb.id]).size).toBe(2);
+        expect(await titles()).toEqual({ [ra.id]: "a", [rb.id]: "b" });
+      } finally {
+        await next.stop();
+      }
+    });
+
+    it("keeps a record ambiguous while a foreign untitled instance shares its window, and resolves it once that one is titled", async () => {
+      let theirs: Promise<Instance> | undefined;
+      const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate()));
+      await fault("drop_after_commit");
+      let failure: InitFailure;
+      try {
+        failure = await expectPending(
+          w.h.create("Instance", await inputs({ title: "ours", waitTimeoutSeconds: 6 })),
+        );
+      } finally {
+        undo();
+      }
+      const foreign = (await theirs!).instance_uuid;
+      const ours = Object.keys(await titles()).find((id) => id !== foreign)!;
+      expect(failure.message).toMatch(/untitled instances of this spec appeared/);
+      expect(failure.properties.pendingCreate).toMatchObject({
+        candidates: expect.arrayContaining([expect.objectContaining({ instanceUuid: foreign })]),
+      });
+      const record: ResourceState = { id: failure.id, inputs: {}, outputs: failure.properties };
+
+      const next = await nextRun();
+      try {
+        const ambiguous = await next.refresh("Instance", record).catch((e: Error) => e);
+        expect(String(ambiguous)).toMatch(new RegExp(`Could not resolve the pending create ${failure.id}`));
+        expect(String(ambiguous)).toContain(foreign);
+        expect(String(ambiguous)).toContain(ours);
+        expect(String(ambiguous)).toMatch(/Title or destroy the instance that is not this stack's/);
+
+        await other.instances.updateTitle(foreign, "theirs");
+        const resolved = await next.refresh("Instance", record);
+        expect(resolved.id).toBe(ours);
+        expect(await titles()).toEqual({ [ours]: "ours", [foreign]: "theirs" });
+      } finally {
+        await next.stop();
+      }
+    });
+
+    it("destroys nothing when the only candidate of a pending record was titled by someone else", async () => {
+      const record = await pendingCreate({ title: "mine" }, "drop_after_commit");
+      const [candidate] = Object.keys(await titles());
+      await other.instances.updateTitle(candidate, "theirs");
+      const next = await nextRun();
+      try {
+        await next.delete("Instance", record);
+        expect(await titles()).toEqual({ [candidate]: "theirs" });
+      } finally {
+        await next.stop();
+      }
+    });
+
+    it("lets only one of two stacks refreshing at once adopt the one instance both records could be", async () => {
+      const undo = whenCalled(CREATE, () =>
+        w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
+      );
+      await fault("drop_after_commit");
+      await fault("reset");
+      let failures: InitFailure[];
+      try {
+        const news = await Promise.all(["a", "b"].map((title) => inputs({ title, waitTimeoutSeconds: 3 })));
+        failures = await Promise.all(news.map((n) => expectPending(w.h.create("Instance", n))));
+      } finally {
+        undo();
+        w.emulator.faults.clear();
+      }
+      const [only] = Object.keys(await titles());
+      const [one, two] = [await nextRun(), await nextRun()];
+      try {
+        const results = await Promise.all(
+          [one, two].map((h, i) =>
+            h.refresh("Instance", { id: failures[i].id, inputs: {}, outputs: failures[i].properties }),
+          ),
+        );
+        expect(results.map((r) => r.id).sort()).toEqual(["", only]);
+        const winner = results.findIndex((r) => r.id === only);
+        expect(await titles()).toEqual({ [only]: failures[winner].properties.title });
+      } finally {
+        await Promise.all([one.stop(), two.stop()]);
+      }
+    });
+  });
+
+  /** A new provider process on the same cloud: a later `pulumi` run. */
+  async function nextRun(): Promise<Harness> {
+    return gpucloudHarness({ config: providerConfig(w.emu.url, KEY, CONFIG) });
+  }
+});
+
+/** The operation failed with ErrorResourceInitFailed carrying a pending-create id. */
+async function expectPending(operation: Promise<unknown>): Promise<InitFailure> {
+  const err = await operation.then(
+    () => new Error("the create succeeded, but it was expected to leave a pending record"),
+    (e: unknown) => e,
+  );
+  const failure = initFailure(err);
+  if (!failure) throw err;
+  expect(failure.id).toMatch(PENDING_ID);
+  expect(failure.message).toMatch(/The stack now records a pending create \(pending-create:/);
+  return failure;
+}
