@@ -4,10 +4,13 @@
  * that must live across calls in the provider process (config, the client and its connection pool)
  * lives in the modules behind it, never in the serialized text.
  */
-import { dynamicProvider, type DynamicProvider } from "./framework/dynamic-provider";
-import { RESOURCES, type ResourceKind } from "./resources";
+import type * as pulumi from "@pulumi/pulumi";
+import { dynamicProvider } from "./framework/dynamic-provider";
+import { RESOURCES } from "./resources";
 
-export const providers = Object.fromEntries(RESOURCES.map((d) => [d.name, dynamicProvider(d)])) as Record<
-  ResourceKind,
-  DynamicProvider
->;
+/**
+ * Keyed by resource kind. Typed by plain strings on purpose: the definitions' own types hold zod's, and
+ * this module's declarations are public (a user's project compiles them without skipLibCheck).
+ */
+export const providers: Readonly<Record<string, Required<pulumi.dynamic.ResourceProvider>>> =
+  Object.fromEntries(RESOURCES.map((d) => [d.name, dynamicProvider(d)]));

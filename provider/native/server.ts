@@ -29,7 +29,10 @@ import { ResourceRpcs } from "./resource-rpcs";
 export interface NativeProviderOptions {
   /** The engine's address, for its log; the plugin works without it. */
   engineAddress?: string;
-  /** Default: the package's resources. */
+  /**
+   * Default: the package's resources.
+   * @internal
+   */
   definitions?: readonly AnyResourceDefinition[];
   /** Default 0: a free port. */
   port?: number;

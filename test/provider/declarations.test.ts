@@ -66,9 +66,16 @@ describe("the public declarations", () => {
     }
   });
 
-  it("of pulumi-gpucloud/emulator and pulumi-gpucloud/testing name neither fastify nor zod", () => {
-    for (const entry of ["emulator", "testing"]) {
-      const { packages } = closure(path.join(DIST, entry, "index.d.ts"));
+  it("of pulumi-gpucloud/sdk, /emulator, /testing, /dynamic and /native name neither fastify nor zod", () => {
+    const entries = [
+      "sdk/index",
+      "emulator/index",
+      "testing/index",
+      "provider/dynamic",
+      "provider/native/index",
+    ];
+    for (const entry of entries) {
+      const { packages } = closure(path.join(DIST, `${entry}.d.ts`));
       const foreign = [...packages].filter((p) => /^(fastify|@fastify|zod|pino)(\/|$)/.test(p));
       expect({ entry, foreign }).toEqual({ entry, foreign: [] });
     }
