@@ -34,3 +34,12 @@ export function scheduledShutdown(cloud: CloudInstance): number | undefined {
   const timer = cloud.shutdown_regular;
   return timer?.enable && timer.shutdown_time > 0 ? timer.shutdown_time : undefined;
 }
+
+/**
+ * The scheduled shutdown as the instance's inputs show it: none while it is powered off. A timer only
+ * shuts down a running instance and can only be cancelled on one (field-notes.md), so a timer left on a
+ * stopped instance is not drift that `up` could repair; a start-up cancels or replaces it.
+ */
+export function shutdownAtInput(cloud: CloudInstance): number | undefined {
+  return POWERED_ON.includes(cloud.status) ? scheduledShutdown(cloud) : undefined;
+}

@@ -12,16 +12,17 @@ import {
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { serialised } from "../../framework/serialised";
-import { assertTimerAhead, converge } from "./converge";
+import { converge } from "./converge";
 import type { InstanceInputs } from "./inputs";
 import { instanceReads } from "./reads";
+import { assertTimerAhead } from "./timer";
 
 /** Instances this provider process created, or found new after a lost answer: never "new" to a later create. */
 const createdHere = new Set<string>();
 
 /** Creates (or adopts) the instance `inputs` describe and brings it to their state; the cloud's record. */
 export async function createInstance(ctx: ProviderContext, inputs: InstanceInputs): Promise<CloudInstance> {
-  if (inputs.shutdownAt !== undefined) assertTimerAhead(inputs.shutdownAt);
+  if (inputs.shutdownAt !== undefined) await assertTimerAhead(ctx, inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const created = await createOnce(ctx, inputs);
   try {
