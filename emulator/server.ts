@@ -55,7 +55,8 @@ declare module "fastify" {
     holdMs?: number;
   }
   interface FastifyContextConfig {
-    /** The route needs no API key (api-v2.md, Authentication 3). */
+    // api-v2.md, Authentication 3.
+    /** The route needs no API key. */
     public?: boolean;
   }
 }

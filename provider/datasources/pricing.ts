@@ -3,7 +3,8 @@ import Decimal from "decimal.js";
 import { GPU_NUMS } from "../../sdk";
 import type { InputArgs } from "./options";
 
-/** The only currency the cloud prices in (field-notes.md, Prices). */
+// field-notes.md, Prices.
+/** The only currency the cloud prices in. */
 export const CURRENCY = "CNY";
 export type Currency = typeof CURRENCY;
 
@@ -70,8 +71,8 @@ export interface PriceEstimate {
 
 /**
  * Estimates the hourly cost of an instance created from `pod` on `gpuNums` GPUs of model `gpu`:
- * pod hourly price + GPU hourly price × gpuNums. field-notes.md (Prices) records this formula as
- * believed but unconfirmed on the live service, hence `estimate: true`.
+ * pod hourly price + GPU hourly price × gpuNums. The formula is what public clients of the live service
+ * believe, not a documented price rule, hence `estimate: true`.
  *
  * @example
  * const pod = await gpucloud.getPod({ title: "ComfyUI" });
@@ -97,7 +98,7 @@ export function estimateHourlyPrice(args: EstimateHourlyPriceArgs): PriceEstimat
     estimate: true,
     basis:
       `${podLabel} ${podHourly} ${CURRENCY}/h + ${gpuLabel} ${gpuHourly} ${CURRENCY}/h × ${gpuNums}; ` +
-      "formula from field-notes.md (Prices), unconfirmed on the live service",
+      "the formula public clients of the live service use, unconfirmed by the cloud",
   };
 }
 

@@ -148,7 +148,8 @@ export function withInputDefaults(
   return filled;
 }
 
-/** Outputs Pulumi must encrypt: a provider cannot return secrets, so the class asks for them (DESIGN §7). */
+// DESIGN §7: returning a secret from a dynamic provider fails.
+/** Outputs Pulumi must encrypt: a provider cannot return secrets, so the class asks for them. */
 export function secretOutputNames(definition: AnyResourceDefinition): string[] {
   return Object.entries(definition.outputs)
     .filter(([, f]) => f.secret)
