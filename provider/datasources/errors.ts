@@ -1,3 +1,5 @@
+import * as pulumi from "@pulumi/pulumi";
+
 /** A by-name lookup (getGpu, getPod) could not pick exactly one entry. */
 export class LookupError extends Error {
   override readonly name: string = "LookupError";
@@ -30,4 +32,27 @@ export function listForMessage(items: readonly string[]): string {
   const shown = items.slice(0, LISTED_AT_MOST).join(", ");
   const rest = items.length - LISTED_AT_MOST;
   return rest > 0 ? `${shown} and ${rest} more` : shown;
+}
+
+/**
+ * A data source failed in its `...Output` form. Pulumi's serializer prefixes the message of an error
+ * that passes through a resource input or a stack output with `error serializing property "<name>": `,
+ * on the same error object each time it passes (runtime/rpc.js), and the CLI prints the stack of any
+ * error that is not a RunError (cmd/run/run.js). This one keeps the data source's own message, whatever
+ * is assigned to it, and as a RunError is printed once, without a stack. The original error is its
+ * `cause`, with the same name.
+ */
+export class DataSourceError extends pulumi.RunError {
+  constructor(cause: unknown) {
+    const original = cause instanceof Error ? cause : new Error(String(cause));
+    super(original.message);
+    this.name = original.name;
+    this.cause = original;
+    Object.defineProperty(this, "message", {
+      get: () => original.message,
+      set: () => undefined,
+      enumerable: false,
+      configurable: false,
+    });
+  }
 }

@@ -1,6 +1,7 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import Decimal from "decimal.js";
 import { GPU_NUMS } from "../../sdk";
+import { lift } from "./client";
 import type { InputArgs } from "./options";
 
 // field-notes.md, Prices.
@@ -126,5 +127,5 @@ function hourlyPriceOf(what: "pod" | "gpu", priced: HourlyPriced): number {
 export function estimateHourlyPriceOutput(
   args: InputArgs<EstimateHourlyPriceArgs>,
 ): pulumi.Output<PriceEstimate> {
-  return pulumi.output(args).apply((resolved) => estimateHourlyPrice(resolved as EstimateHourlyPriceArgs));
+  return lift(estimateHourlyPrice, args);
 }
