@@ -168,6 +168,23 @@ export function resolveProviderSettings(
   return { ...connection, apiKey: connection.apiKey as string, pollIntervalMs };
 }
 
+/** Every setting that is missing or malformed, one message each: what a provider's CheckConfig reports. */
+export function settingProblems(
+  lookup: ConfigLookup,
+  env: NodeJS.ProcessEnv = process.env,
+): { name: SettingName; message: string }[] {
+  const read = new SettingsReader(lookup, env);
+  return (Object.keys(SETTINGS) as SettingName[]).flatMap((name) => {
+    try {
+      read.required(name);
+      return [];
+    } catch (err) {
+      if (!(err instanceof ConfigurationError)) throw err;
+      return [{ name, message: err.message }];
+    }
+  });
+}
+
 function safely(lookup: ConfigLookup, key: string): string | undefined {
   try {
     return lookup(key);

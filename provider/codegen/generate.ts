@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { dataSources } from "../datasources/functions";
+import { packageRoot, packageVersion } from "../package-root";
 import { RESOURCES } from "../resources";
 import { kindExport, kindModule as kindModuleName } from "../shim";
 import { dataSourceShapes } from "./data-source-shapes";
@@ -17,23 +18,9 @@ import { kindModule, resourcesModule } from "./typescript-source";
 /** The folder whose every file is generated (kind modules of removed resources are deleted). */
 export const GENERATED_DYNAMIC = "provider/generated/dynamic";
 
-/** The package root: found by walking up, so it is the same from provider/codegen (jest) and dist/. */
-export function packageRoot(from: string = __dirname): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const manifest = path.join(dir, "package.json");
-    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).name === "pulumi-gpucloud") {
-      return dir;
-    }
-    if (path.dirname(dir) === dir) throw new Error(`no pulumi-gpucloud package.json above ${from}`);
-  }
-}
-
 export function buildPackageSchema(root: string = packageRoot()): PackageSchema {
-  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
-    version: string;
-  };
   return packageSchema({
-    version,
+    version: packageVersion(root),
     resources: RESOURCES.map((definition) => ({ definition, schemas: resourceSchemas(definition) })),
     dataSources: dataSourceShapes(
       path.join(root, "provider", "datasources", "index.ts"),

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "../../sdk";
-import { clientFor } from "../framework/context";
+import { clientFor, configuredValue } from "../framework/context";
 import { Connection, resolveConnection } from "../settings";
 import { DataSourceError } from "./errors";
 import type { DataSourceOptions, InputArgs } from "./options";
@@ -22,8 +22,10 @@ export async function withClient<T>(
 
 /** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (../settings.ts). */
 export function connect(opts: DataSourceOptions | undefined, requireKey = true): Connection {
-  // The program's stack config, read by fully qualified key (`gpucloud:apiKey`) like the provider does.
-  return resolveConnection(pulumi.runtime.getConfig, opts ?? {}, requireKey);
+  // Read by fully qualified key (`gpucloud:apiKey`): in a program its stack config, in the native
+  // plugin (whose Invoke runs these functions) the config the engine configured it with.
+  const lookup = (key: string) => configuredValue(key) ?? pulumi.runtime.getConfig(key);
+  return resolveConnection(lookup, opts ?? {}, requireKey);
 }
 
 export function paging(opts: DataSourceOptions | undefined): { pageSize?: number } {

@@ -24,9 +24,28 @@ export function configure(source: ConfigSource): void {
   configSource = source;
 }
 
+/** A fully qualified config key (`gpucloud:apiKey`) as Configure gave it to this provider process; undefined in a program. */
+export function configuredValue(key: string): string | undefined {
+  return configSource?.get(key);
+}
+
+type WarningSink = (message: string) => void;
+
+let warningSink: WarningSink = (message) => process.stderr.write(`warning: ${message}\n`);
+
+/** Something the user should know that does not fail the operation. Goes to stderr unless a provider server routes it. */
+export function warn(message: string): void {
+  warningSink(message);
+}
+
+/** Where warnings go from now on (the native plugin: the engine's log). */
+export function routeWarnings(sink: WarningSink): void {
+  warningSink = sink;
+}
+
 /** The effective settings; a missing key or URL is an error naming both ways to set it. */
 export function providerSettings(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
-  return resolveProviderSettings((key) => configSource?.get(key), env);
+  return resolveProviderSettings(configuredValue, env);
 }
 
 /** The context of one operation: one client (and connection pool) per provider process and settings. */

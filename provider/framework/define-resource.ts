@@ -72,6 +72,11 @@ export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> 
   inputs: S;
   outputs: OutputTable<C>;
   diff: DiffRules<Inputs<S>>;
+  /**
+   * Outputs an in-place update never changes (the id, what the resource was made of): the preview of an
+   * update keeps their values and a diff names them stable; every other output is unknown in that preview.
+   */
+  stableOutputs?: readonly string[];
   /** Rules across inputs, run by check after each input passed its own. */
   checks?: CrossFieldRule<Inputs<S>>[];
   create(ctx: ProviderContext, inputs: Inputs<S>): Promise<ResourceState<Inputs<S>, C> & { id: string }>;
@@ -154,6 +159,18 @@ export function secretOutputNames(definition: AnyResourceDefinition): string[] {
   return Object.entries(definition.outputs)
     .filter(([, f]) => f.secret)
     .map(([name]) => name);
+}
+
+/** The outputs an in-place update never changes; a name that is not an output is a mistake in the definition. */
+export function stableOutputNames(definition: AnyResourceDefinition): string[] {
+  const names = [...(definition.stableOutputs ?? [])];
+  const strays = names.filter((name) => !Object.hasOwn(definition.outputs, name));
+  if (strays.length > 0) {
+    throw new Error(
+      `${definition.name}: stableOutputs names ${strays.join(", ")}, which are not its outputs`,
+    );
+  }
+  return names;
 }
 
 /** Every property of the resource's state: its inputs, then the outputs that are not inputs. */

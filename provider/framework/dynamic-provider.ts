@@ -14,7 +14,7 @@ import {
   type ResourceState,
 } from "./define-resource";
 import { diffInputs, type ResourceDiff } from "./diff";
-import { ResourceInitError } from "./errors";
+import { reportingInitFailure } from "./errors";
 import { plainJson } from "./plain-json";
 
 /** The property in which the engine carries the serialized provider (DESIGN §7). */
@@ -94,19 +94,16 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
  * into ErrorResourceInitFailed (an Error with `id`, `properties` and `reasons`), with the provider
  * among the properties so the engine can still call it for that resource.
  */
-async function initFailureAsEngineError<T>(
+function initFailureAsEngineError<T>(
   definition: AnyResourceDefinition,
   props: Record<string, unknown>,
   operation: () => Promise<T>,
 ): Promise<T> {
-  try {
-    return await operation();
-  } catch (err) {
-    if (!(err instanceof ResourceInitError)) throw err;
-    throw Object.assign(new Error(err.message), {
+  return reportingInitFailure(operation, (err) =>
+    Object.assign(new Error(err.message), {
       id: err.id,
       properties: { ...stateOutputs(definition, err.state), [PROVIDER_KEY]: props[PROVIDER_KEY] },
       reasons: err.reasons,
-    });
-  }
+    }),
+  );
 }

@@ -19,3 +19,19 @@ export class ResourceInitError<I = Record<string, unknown>, C = unknown> extends
     this.reasons = init.reasons ?? [message];
   }
 }
+
+/**
+ * Runs a create or update; a ResourceInitError it throws becomes the error `report` makes of it, in the
+ * form its front door hands to the engine (ErrorResourceInitFailed, one way or another).
+ */
+export async function reportingInitFailure<T>(
+  operation: () => Promise<T>,
+  report: (err: ResourceInitError) => Error,
+): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    if (err instanceof ResourceInitError) throw report(err);
+    throw err;
+  }
+}

@@ -1,9 +1,8 @@
 /** The IdleClosePolicy resource: an instance's idle shutdown rule, set_idle_close (DESIGN §3). Its id is the instance's uuid. */
 import { z } from "zod";
 import { instanceStatusName, NotFoundError, type Instance as CloudInstance } from "../../sdk";
-import type { ProviderContext } from "../framework/context";
+import { warn, type ProviderContext } from "../framework/context";
 import { defineResource, type Inputs } from "../framework/define-resource";
-import { warn } from "../framework/warnings";
 import { CANNOT_RUN } from "./instance/cloud";
 import { instanceUnlessGone } from "./instance/reads";
 
@@ -115,8 +114,10 @@ export const idleClosePolicy = defineResource({
     try {
       await ctx.api.instances.setIdleClose({ instance_uuid: id, idle_period_minutes: 0 });
     } catch (err) {
-      // The instance is gone, and its policy with it.
-      if (err instanceof NotFoundError) return;
+      if (err instanceof NotFoundError) {
+        warn(`The idle policy of instance ${id} was already gone with its instance; nothing to cancel.`);
+        return;
+      }
       const moot = await whyPolicyIsMoot(ctx, id);
       if (moot === undefined) throw err;
       warn(

@@ -130,6 +130,8 @@ export const personalImage = defineResource({
   inputs: PersonalImageInputs,
   outputs,
   diff: { replaceOnChanges: ["instanceUuid", "adoptImageUuid"], adoptsById: "adoptImageUuid" },
+  // An update re-reads the image and changes nothing in the cloud.
+  stableOutputs: Object.keys(outputs),
   checks: [
     exactlyOneOf<PersonalImageInputs>(
       ["instanceUuid", "adoptImageUuid"],

@@ -106,6 +106,7 @@ export const instance = defineResource({
     keepWhenUnset: ["title"],
     adoptsById: "adoptInstanceUuid",
   },
+  stableOutputs: ["instanceUuid", "gpuName", "imageName", "imageTag", "createTime", "chargingType"],
   checks: instanceChecks,
   async create(ctx, inputs) {
     const cloud = await createInstance(ctx, inputs);

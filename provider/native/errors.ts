@@ -1,0 +1,62 @@
+/**
+ * Failures as the engine reads them: a gRPC status whose message is shown to the user, and for a resource
+ * that exists but could not finish, ErrorResourceInitFailed packed into a google.rpc.Status in the
+ * `grpc-status-details-bin` trailer (as @pulumi/pulumi's own provider server packs it), so the engine
+ * keeps the resource's id and outputs in state. Every text passes through `redact`.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { Any } from "google-protobuf/google/protobuf/any_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as statusproto from "@pulumi/pulumi/proto/status_pb";
+import { redact } from "./redact";
+
+export type RpcFailure = Partial<grpc.StatusObject> & { code: grpc.status; details: string };
+
+/** A failure with its own status code; its message is the whole story for the user. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The resource `id` exists with `properties`, but `reasons` kept it from finishing. */
+export class InitFailedError extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Struct,
+    readonly inputs: Struct,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
+
+function initFailed(err: InitFailedError): RpcFailure {
+  const message = redact(err.message);
+  const detail = new provproto.ErrorResourceInitFailed();
+  detail.setId(err.id);
+  detail.setProperties(err.properties);
+  detail.setInputs(err.inputs);
+  detail.setReasonsList(err.reasons.map(redact));
+  const packed = new Any();
+  packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new statusproto.Status();
+  status.setCode(grpc.status.UNKNOWN);
+  status.setMessage(message);
+  status.addDetails(packed);
+  const metadata = new grpc.Metadata();
+  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  return { code: grpc.status.UNKNOWN, details: message, metadata };
+}
+
+/** Any failure as the status the engine receives. */
+export function rpcFailure(err: unknown): RpcFailure {
+  if (err instanceof InitFailedError) return initFailed(err);
+  const message = redact(err instanceof Error ? err.message : String(err));
+  return { code: err instanceof RpcError ? err.code : grpc.status.UNKNOWN, details: message };
+}

@@ -1,0 +1,174 @@
+/**
+ * The resource RPCs of the native plugin (Check, Diff, Create, Read, Update, Delete), the same for every
+ * resource: what differs lives in the definitions, as for the dynamic providers
+ * (../framework/dynamic-provider.ts). Nothing of the plugin's code goes into state: the properties are
+ * the definition's inputs and outputs alone.
+ */
+import { status } from "@grpc/grpc-js";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import { token } from "../codegen/package-schema";
+import { providerContext } from "../framework/context";
+import {
+  secretOutputNames,
+  stableOutputNames,
+  stateOutputs,
+  storedInputs,
+  type AnyResourceDefinition,
+  type ResourceState,
+} from "../framework/define-resource";
+import { checkResource, diffResource } from "../framework/dynamic-provider";
+import { reportingInitFailure } from "../framework/errors";
+import { previewCreate, previewUpdate, stableProperties } from "../framework/preview";
+import { InitFailedError, RpcError } from "./errors";
+import { checkFailure, detailedDiff } from "./answers";
+import { unwrap, wrap, type Props } from "./wire";
+
+interface TypedRequest {
+  getUrn(): string;
+  getType(): string;
+}
+
+/** The resource type of a request: its `type`, or (from an older engine) the last part of its URN's type. */
+function resourceType(req: TypedRequest): string {
+  if (req.getType()) return req.getType();
+  const qualified = req.getUrn().split("::")[2] ?? "";
+  return qualified.split("$").at(-1) ?? "";
+}
+
+export class ResourceRpcs {
+  private readonly byToken: Map<string, AnyResourceDefinition>;
+
+  constructor(definitions: readonly AnyResourceDefinition[]) {
+    // A definition whose stable outputs name no output fails here, when the plugin starts.
+    for (const definition of definitions) stableOutputNames(definition);
+    this.byToken = new Map(definitions.map((d) => [token(d.name), d]));
+  }
+
+  private definition(req: TypedRequest): AnyResourceDefinition {
+    const type = resourceType(req);
+    const definition = this.byToken.get(type);
+    if (!definition) {
+      throw new RpcError(
+        status.INVALID_ARGUMENT,
+        `${type} is not a resource of this provider (resources: ${[...this.byToken.keys()].join(", ")}).`,
+      );
+    }
+    return definition;
+  }
+
+  check(req: provproto.CheckRequest): provproto.CheckResponse {
+    const { props: news, secrets } = unwrap(req.getNews());
+    const { inputs, failures } = checkResource(this.definition(req), news);
+    const res = new provproto.CheckResponse();
+    res.setInputs(wrap(inputs, secrets));
+    res.setFailuresList(failures.map((f) => checkFailure(f.property, f.reason)));
+    return res;
+  }
+
+  diff(req: provproto.DiffRequest): provproto.DiffResponse {
+    const definition = this.definition(req);
+    const diff = diffResource(
+      definition,
+      req.getId(),
+      unwrap(req.getOlds()).props,
+      unwrap(req.getNews()).props,
+    );
+    const res = new provproto.DiffResponse();
+    const changes = provproto.DiffResponse.DiffChanges;
+    res.setChanges(diff.changes ? changes.DIFF_SOME : changes.DIFF_NONE);
+    res.setDiffsList(Object.keys(diff.properties));
+    res.setReplacesList(diff.replaces);
+    res.setStablesList(stableProperties(definition, diff));
+    res.setDeletebeforereplace(false);
+    detailedDiff(res, diff.properties);
+    return res;
+  }
+
+  async create(req: provproto.CreateRequest): Promise<provproto.CreateResponse> {
+    const definition = this.definition(req);
+    const { props, secrets } = unwrap(req.getProperties());
+    const hidden = [...secrets, ...secretOutputNames(definition)];
+    const res = new provproto.CreateResponse();
+    if (req.getPreview()) {
+      res.setProperties(wrap(previewCreate(definition, props), hidden));
+      return res;
+    }
+    const created = await initFailureReported(definition, hidden, () =>
+      definition.create(providerContext(), storedInputs(definition, props)),
+    );
+    res.setId(created.id);
+    res.setProperties(wrap(stateOutputs(definition, created), hidden));
+    return res;
+  }
+
+  /**
+   * With neither properties nor inputs it is `pulumi import` or `get`: inputs and outputs from the cloud
+   * alone. Otherwise a refresh: the stored outputs carry every input; a create the engine recorded as
+   * pending (`pulumi refresh --import-pending-creates`) has the program's inputs alone.
+   */
+  async read(req: provproto.ReadRequest): Promise<provproto.ReadResponse> {
+    const definition = this.definition(req);
+    const stored = unwrap(req.getProperties());
+    const inputs = unwrap(req.getInputs());
+    const importing = Object.keys(stored.props).length === 0 && Object.keys(inputs.props).length === 0;
+    const ctx = providerContext();
+    const id = req.getId();
+    const olds = {
+      ...storedInputs<Props>(definition, inputs.props),
+      ...storedInputs<Props>(definition, stored.props),
+    };
+    const state = importing ? await definition.import(ctx, id) : await definition.read(ctx, id, olds);
+    const res = new provproto.ReadResponse();
+    if (state === undefined) return res;
+    const secrets = [...stored.secrets, ...inputs.secrets];
+    res.setId(id);
+    res.setProperties(wrap(stateOutputs(definition, state), [...secrets, ...secretOutputNames(definition)]));
+    res.setInputs(wrap(state.inputs as Props, secrets));
+    return res;
+  }
+
+  async update(req: provproto.UpdateRequest): Promise<provproto.UpdateResponse> {
+    const definition = this.definition(req);
+    const olds = unwrap(req.getOlds()).props;
+    const { props: news, secrets } = unwrap(req.getNews());
+    const hidden = [...secrets, ...secretOutputNames(definition)];
+    const res = new provproto.UpdateResponse();
+    if (req.getPreview()) {
+      res.setProperties(wrap(previewUpdate(definition, olds, news), hidden));
+      return res;
+    }
+    const update = definition.update;
+    // Diff answers "replace" for every change of a definition without update.
+    if (!update)
+      throw new RpcError(status.FAILED_PRECONDITION, `${definition.name} cannot be updated in place.`);
+    const state = await initFailureReported(definition, hidden, () =>
+      update(providerContext(), req.getId(), storedInputs(definition, olds), storedInputs(definition, news)),
+    );
+    res.setProperties(wrap(stateOutputs(definition, state), hidden));
+    return res;
+  }
+
+  async delete(req: provproto.DeleteRequest): Promise<void> {
+    const definition = this.definition(req);
+    const props = unwrap(req.getProperties()).props;
+    await definition.delete(providerContext(), req.getId(), storedInputs(definition, props));
+  }
+}
+
+/** Runs a create or update; a ResourceInitError becomes ErrorResourceInitFailed with the resource's id and outputs. */
+function initFailureReported<T>(
+  definition: AnyResourceDefinition,
+  secrets: string[],
+  operation: () => Promise<T>,
+): Promise<T> {
+  return reportingInitFailure(operation, (err) => {
+    const state = err.state as ResourceState<Props, unknown>;
+    return new InitFailedError(
+      err.message,
+      err.id,
+      wrap(stateOutputs(definition, state), secrets),
+      wrap(state.inputs, secrets),
+      err.reasons,
+    );
+  });
+}

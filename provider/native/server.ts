@@ -1,0 +1,122 @@
+/**
+ * The native Pulumi resource plugin (DESIGN §8): Pulumi's gRPC ResourceProvider service, built from the
+ * same resource definitions as the dynamic providers and served on 127.0.0.1. The engine's protocol is
+ * implemented here with @grpc/grpc-js and the stubs that ship in @pulumi/pulumi, not with
+ * `provider.main` of @pulumi/pulumi (3.248's never passes configuration to the provider, has no
+ * CheckConfig or DiffConfig, and drops stables and detailed diffs).
+ *
+ * Methods left out (Handshake, Parameterize, Construct, Call, List) answer UNIMPLEMENTED, grpc-js's
+ * default for a method without a handler, which the engine reads as "not supported" and works without.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import type { PackageSchema } from "../codegen/package-schema";
+import { routeWarnings } from "../framework/context";
+import type { AnyResourceDefinition } from "../framework/define-resource";
+import { packageRoot, packageVersion } from "../package-root";
+import { RESOURCES } from "../resources";
+import { checkConfig, configureProvider, diffConfig } from "./config-rpcs";
+import { EngineLog } from "./engine-log";
+import { rpcFailure, RpcError } from "./errors";
+import { invoke } from "./invoke";
+import { ResourceRpcs } from "./resource-rpcs";
+
+export interface NativeProviderOptions {
+  /** The engine's address, for its log; the plugin works without it. */
+  engineAddress?: string;
+  /** Default: the package's resources. */
+  definitions?: readonly AnyResourceDefinition[];
+  /** Default 0: a free port. */
+  port?: number;
+}
+
+export interface NativeProvider {
+  port: number;
+  /** Stops taking calls and waits for those under way. */
+  close(): Promise<void>;
+}
+
+/** What an RPC handler does with a request: its answer, or a failure the engine can read. */
+type Handler<Req, Res> = (req: Req) => Res | Promise<Res>;
+
+function withUrn(req: unknown): string {
+  const maybe = req as { getUrn?: () => string };
+  return typeof maybe.getUrn === "function" ? maybe.getUrn() : "";
+}
+
+export async function serveNativeProvider(options: NativeProviderOptions = {}): Promise<NativeProvider> {
+  const root = packageRoot();
+  const schemaText = fs.readFileSync(path.join(root, "schema.json"), "utf8");
+  const schema = JSON.parse(schemaText) as PackageSchema;
+  const version = packageVersion(root);
+  const resources = new ResourceRpcs(options.definitions ?? RESOURCES);
+  const log = new EngineLog(options.engineAddress);
+  routeWarnings((message) => log.warn(message));
+
+  const unary =
+    <Req, Res>(handle: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> =>
+    (call, callback) => {
+      log
+        .within(withUrn(call.request), async () => handle(call.request))
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(rpcFailure(err), null),
+        );
+    };
+
+  const service: Partial<provrpc.IResourceProviderServer> = {
+    getPluginInfo: unary(() => new plugproto.PluginInfo().setVersion(version)),
+    getSchema: unary((req: provproto.GetSchemaRequest) => {
+      if (req.getSubpackageName()) {
+        throw new RpcError(
+          grpc.status.NOT_FOUND,
+          `this provider has no sub-package ${req.getSubpackageName()}`,
+        );
+      }
+      return new provproto.GetSchemaResponse().setSchema(schemaText);
+    }),
+    checkConfig: unary(checkConfig),
+    diffConfig: unary(diffConfig),
+    configure: unary(configureProvider),
+    check: unary((req: provproto.CheckRequest) => resources.check(req)),
+    diff: unary((req: provproto.DiffRequest) => resources.diff(req)),
+    create: unary((req: provproto.CreateRequest) => resources.create(req)),
+    read: unary((req: provproto.ReadRequest) => resources.read(req)),
+    update: unary((req: provproto.UpdateRequest) => resources.update(req)),
+    delete: unary(async (req: provproto.DeleteRequest) => {
+      await resources.delete(req);
+      return new Empty();
+    }),
+    invoke: unary((req: provproto.InvokeRequest) => invoke(req, schema.functions)),
+    // Advisory: operations under way finish (stopping a create half way could leave an instance unknown).
+    cancel: unary(() => new Empty()),
+    // No conversion mappings: an empty answer, which the engine expects from a provider without any.
+    getMapping: unary(() => new provproto.GetMappingResponse()),
+    getMappings: unary(() => new provproto.GetMappingsResponse()),
+  };
+
+  const server = new grpc.Server();
+  server.addService(provrpc.ResourceProviderService, service as grpc.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      `127.0.0.1:${options.port ?? 0}`,
+      grpc.ServerCredentials.createInsecure(),
+      (err, bound) => (err ? reject(err) : resolve(bound)),
+    ),
+  );
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) =>
+        server.tryShutdown(() => {
+          log.close();
+          resolve();
+        }),
+      ),
+  };
+}
