@@ -7,6 +7,8 @@
 import { startWorld, type World } from "../support/world";
 
 const SERVICES_SECONDS = 90;
+/** The emulator's default boot time. */
+const BOOT_SECONDS = 60;
 
 describe("Instance waitForServices against the emulator", () => {
   let w: World;
@@ -59,7 +61,7 @@ describe("Instance waitForServices against the emulator", () => {
     );
     const { url } = await theNewInstance();
 
-    await advanceThenPoll(60, 3, create.operation);
+    await advanceThenPoll(BOOT_SECONDS, 3, create.operation);
     expect(create.settled).toBe(false);
     expect(await status(url)).toBe(503);
     await advanceThenPoll(SERVICES_SECONDS - 1, 3, create.operation);
@@ -75,24 +77,27 @@ describe("Instance waitForServices against the emulator", () => {
   it("without waitForServices returns as soon as the instance runs, its service still starting", async () => {
     const create = w.h.create("Instance", await w.h.checked("Instance", w.spec));
     const { url } = await theNewInstance();
-    await w.emu.advance(60);
+    await w.emu.advance(BOOT_SECONDS);
     await create;
     expect(await status(url)).toBe(503);
   });
 
-  it("fails the create cleanly when the service does not answer within waitTimeoutSeconds: nothing is left billing", async () => {
+  it("fails the create cleanly when the service does not answer within waitTimeoutSeconds of the create: nothing is left billing", async () => {
+    // The create's 120 s run from the create call: 60 s of boot, then 60 s for a service that needs 90.
     const inputs = await w.h.checked("Instance", {
       ...w.spec,
       waitForServices: true,
-      waitTimeoutSeconds: 60,
+      waitTimeoutSeconds: 120,
     });
     const create = watch(w.h.create("Instance", inputs));
     await theNewInstance();
-    await advanceThenPoll(60, 2, create.operation);
-    // Past the 60 s the services wait allows, before the service's 90 s.
-    await w.emu.advance(61);
+    await advanceThenPoll(BOOT_SECONDS, 2, create.operation);
+    await advanceThenPoll(59, 2, create.operation);
+    expect(create.settled).toBe(false);
+    // 121 s after the create call, 61 s after the instance runs: the service would answer at 90.
+    await w.emu.advance(2);
     await expect(create.operation).rejects.toThrow(
-      /did not all answer within waitTimeoutSeconds \(60 s\); last seen: ComfyUI \(.*\): HTTP 503\..*was destroyed so nothing is left billing/s,
+      /did not all answer within waitTimeoutSeconds \(120 s, counted from the start of the create or start-up\); last seen: ComfyUI \(.*\): HTTP 503\..*was destroyed so nothing is left billing/s,
     );
     expect(w.cloudInstances()).toEqual([]);
   });
@@ -102,7 +107,7 @@ describe("Instance waitForServices against the emulator", () => {
       w.h.create("Instance", await w.h.checked("Instance", { ...w.spec, waitForServices: true })),
     );
     const { uuid } = await theNewInstance();
-    await advanceThenPoll(60, 2, create.operation);
+    await advanceThenPoll(BOOT_SECONDS, 2, create.operation);
     await w.api.instances.shutdown(uuid);
     await expect(create.operation).rejects.toThrow(/stopped running while they started \(now status 21/);
     expect(w.cloudInstances()).toEqual([]);

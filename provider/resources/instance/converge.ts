@@ -12,12 +12,34 @@ import { instanceReads } from "./reads";
 import { waitForServices } from "./services";
 import { assertTimerAhead } from "./timer";
 
-/** How long this instance's waits last, and how often they poll. */
-export function waitOptions(ctx: ProviderContext, inputs: InstanceInputs) {
+/**
+ * When a converge must be done by: `waitTimeoutSeconds` from its start, on this machine's clock and on
+ * the cloud's (a fast-clock emulator runs ahead of this machine). Every wait of the converge shares it, so
+ * a create with waitForServices returns or fails within waitTimeoutSeconds in all, not per wait.
+ */
+export interface ConvergeDeadline {
+  timeoutSeconds: number;
+  /** Epoch ms on this machine's clock. */
+  local: number;
+  /** Epoch ms on the cloud's clock; undefined before the cloud sent its time. */
+  cloud?: number;
+}
+
+export function convergeDeadline(ctx: ProviderContext, inputs: InstanceInputs): ConvergeDeadline {
+  const timeoutMs = inputs.waitTimeoutSeconds * 1000;
+  const cloudNow = ctx.api.cloudNow();
   return {
-    timeoutMs: inputs.waitTimeoutSeconds * 1000,
+    timeoutSeconds: inputs.waitTimeoutSeconds,
+    local: Date.now() + timeoutMs,
+    cloud: cloudNow === undefined ? undefined : cloudNow + timeoutMs,
+  };
+}
+
+/** A status wait: what is left of the converge's time, polled every poll interval. */
+function waitOptions(ctx: ProviderContext, deadline: ConvergeDeadline) {
+  return {
+    timeoutMs: Math.max(0, deadline.local - Date.now()),
     pollIntervalMs: ctx.settings.pollIntervalMs,
-    maxPollIntervalMs: ctx.settings.pollIntervalMs,
   };
 }
 
@@ -77,6 +99,7 @@ export async function converge(
 ): Promise<CloudInstance> {
   const { api } = ctx;
   const reads = instanceReads(api);
+  const deadline = convergeDeadline(ctx, news);
   let cloud = created ?? (await reads.info(instanceUuid));
   const plan = planConverge(cloud, olds, news);
   if (plan.setsTimer) await assertTimerAhead(ctx, plan.timer!);
@@ -84,7 +107,7 @@ export async function converge(
   // True while `cloud` is a full record read after the last change made here.
   let current = created === undefined && plan.rename === undefined;
   const wait = async (statuses: number[]) => {
-    const reached = await reads.waitForStatus(instanceUuid, statuses, waitOptions(ctx, news));
+    const reached = await reads.waitForStatus(instanceUuid, statuses, waitOptions(ctx, deadline));
     current = true;
     return reached;
   };
@@ -99,7 +122,7 @@ export async function converge(
       current = false;
     }
     if (plan.awaitServices) {
-      cloud = await waitForServices(ctx, instanceUuid, news.waitTimeoutSeconds);
+      cloud = await waitForServices(ctx, instanceUuid, deadline);
       current = true;
     }
   } else if (plan.power === "stop") {

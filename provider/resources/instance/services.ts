@@ -12,6 +12,7 @@ import {
   type Instance as CloudInstance,
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
+import type { ConvergeDeadline } from "./converge";
 import { RUNNING } from "./cloud";
 import { instanceReads } from "./reads";
 
@@ -35,18 +36,16 @@ export function webServices(cloud: CloudInstance): WebService[] {
 
 /**
  * Resolves with the instance's record once every web service answers. Each round reads the instance (it
- * must still be running) and asks every service once; rounds come every poll interval. The wait ends
- * after `timeoutSeconds` on whichever clock runs out first, this machine's or the cloud's, so a fast-clock
- * emulator is judged on its own time, as the services' delay is.
+ * must still be running) and asks every service once; rounds come every poll interval. The wait ends at
+ * the converge's deadline on whichever clock reaches it first, this machine's or the cloud's, so a
+ * fast-clock emulator is judged on its own time, as the services' delay is.
  */
 export async function waitForServices(
   ctx: ProviderContext,
   instanceUuid: string,
-  timeoutSeconds: number,
+  deadline: ConvergeDeadline,
 ): Promise<CloudInstance> {
-  const timeoutMs = timeoutSeconds * 1000;
-  const cloudStart = ctx.api.cloudNow();
-  const cloudDeadline = cloudStart === undefined ? Infinity : cloudStart + timeoutMs;
+  const cloudDeadline = deadline.cloud ?? Infinity;
   const reads = instanceReads(ctx.api);
   const agent = new Agent({ connect: { timeout: ctx.settings.requestTimeoutMs } });
   let lastSeen = "no answer yet";
@@ -55,14 +54,16 @@ export async function waitForServices(
       async () => {
         const cloud = await reads.info(instanceUuid);
         if (cloud.status !== RUNNING) throw leftRunning(instanceUuid, cloud.status);
-        const silent = await unanswered(webServices(cloud), agent, ctx.settings.requestTimeoutMs);
+        // No question outlives the deadline by more than the poll it is.
+        const askFor = Math.max(1, Math.min(ctx.settings.requestTimeoutMs, deadline.local - Date.now()));
+        const silent = await unanswered(webServices(cloud), agent, askFor);
         if (silent.length === 0) return cloud;
         lastSeen = silent.join("; ");
         if ((ctx.api.cloudNow() ?? -Infinity) >= cloudDeadline) throw CLOUD_DEADLINE_PASSED;
         throw NOT_YET;
       },
       {
-        deadline: Date.now() + timeoutMs,
+        deadline: deadline.local,
         pauseMs: ctx.settings.pollIntervalMs,
         maxPauseMs: ctx.settings.pollIntervalMs,
         retryable: (err) => err === NOT_YET || isTransientError(err),
@@ -74,7 +75,8 @@ export async function waitForServices(
       err instanceof Error && isTransientError(err) ? `; the last poll failed (${err.message})` : "";
     throw new Error(
       `Could not wait for the web services of instance ${instanceUuid}: they did not all answer within ` +
-        `waitTimeoutSeconds (${timeoutSeconds} s); last seen: ${lastSeen}${failedPoll}. Raise waitTimeoutSeconds, ` +
+        `waitTimeoutSeconds (${deadline.timeoutSeconds} s, counted from the start of the create or start-up); ` +
+        `last seen: ${lastSeen}${failedPoll}. Raise waitTimeoutSeconds, ` +
         "or check the service in the console (a service answers with any HTTP status below 500).",
     );
   } finally {
