@@ -153,7 +153,7 @@ describe("the emulator's request log under a rate limit", () => {
     while (!statuses.includes(429) && statuses.length < 50)
       statuses.push((await t.api("GET", "/gpu/list")).status);
     expect(statuses).toContain(429);
-    const { requests } = (await t.admin("GET", "/requests")).body as { requests: Logged[] };
+    const requests = (await t.admin("GET", "/requests")).body.requests as Logged[];
     expect(requests.map((r) => r.status)).toEqual(statuses);
   });
 });
@@ -176,7 +176,7 @@ describe("the emulator's request log", () => {
 
   it("records every kind of call in the order they came, with the simulated time, and never the key itself", async () => {
     for (const c of CASES) await c.send(t);
-    const { requests } = (await t.admin("GET", "/requests")).body as { requests: { time: number }[] };
+    const requests = (await t.admin("GET", "/requests")).body.requests as { time: number }[];
     expect(await logged()).toEqual(CASES.map((c) => c.logged));
     expect(new Set(requests.map((r) => r.time))).toEqual(new Set([await t.now()]));
     expect(JSON.stringify(requests)).not.toContain(DEMO_KEY);
