@@ -4,6 +4,8 @@
  * so nothing becomes ready unless the test moves it, and the test moves it only after seeing the provider
  * poll (its waits read the instance, then ask the services, every 10 ms).
  */
+import type { Instance as CloudInstance } from "pulumi-gpucloud/sdk";
+import { webServices } from "../../provider/resources/instance/services";
 import { startWorld, type World } from "../support/world";
 
 const SERVICES_SECONDS = 90;
@@ -132,5 +134,29 @@ describe("Instance waitForServices against the emulator", () => {
     const started = await start.operation;
     expect(started.outputs).toMatchObject({ status: 2 });
     expect(await status(url)).toBe(200);
+  });
+});
+
+describe("the web services a wait covers", () => {
+  const record = (server_map: unknown[]) =>
+    ({ instance_uuid: "ins-1", status: 2, server_map }) as CloudInstance;
+
+  it("asks only http entries with an http(s) address, and shows each without its token or credentials", () => {
+    const services = webServices(
+      record([
+        { title: "JupyterLab", port_type: "http", url: "https://u:p@ins-1-8888.example/lab?token=s3cret#x" },
+        { title: "", port_type: "http", url: "http://ins-1-7860.example/" },
+        { title: "SSH", port_type: "tcp", url: "ssh://ins-1.example:22" },
+        { title: "Broken", port_type: "http", url: "ftp://ins-1.example/" },
+      ]),
+    );
+    expect(services).toEqual([
+      {
+        title: "JupyterLab",
+        url: "https://u:p@ins-1-8888.example/lab?token=s3cret#x",
+        shown: "https://ins-1-8888.example/lab",
+      },
+      { title: "service 2", url: "http://ins-1-7860.example/", shown: "http://ins-1-7860.example/" },
+    ]);
   });
 });

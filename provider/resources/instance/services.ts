@@ -16,10 +16,12 @@ import type { ConvergeDeadline } from "./converge";
 import { RUNNING } from "./cloud";
 import { instanceReads } from "./reads";
 
-/** An http service of the instance: its title and address. */
+/** An http service of the instance: its title and address, and the address as messages show it. */
 interface WebService {
   title: string;
   url: string;
+  /** Without query, fragment or credentials: a web UI's address may carry a login token. */
+  shown: string;
 }
 
 /** A round found a service not answering yet: retried until the deadline. */
@@ -31,7 +33,11 @@ const CLOUD_DEADLINE_PASSED = new Error("deadline passed on the cloud's clock");
 export function webServices(cloud: CloudInstance): WebService[] {
   return (cloud.server_map ?? [])
     .filter((entry) => entry.port_type === "http" && /^https?:\/\//i.test(entry.url ?? ""))
-    .map((entry, index) => ({ title: entry.title || `service ${index + 1}`, url: entry.url! }));
+    .map((entry, index) => ({
+      title: entry.title || `service ${index + 1}`,
+      url: entry.url!,
+      shown: withoutSecrets(entry.url!),
+    }));
 }
 
 /**
@@ -87,7 +93,16 @@ export async function waitForServices(
 /** "title (url): what it answered" for each service that does not answer yet. */
 async function unanswered(services: WebService[], agent: Agent, timeoutMs: number): Promise<string[]> {
   const seen = await Promise.all(services.map((s) => ask(s.url, agent, timeoutMs)));
-  return services.flatMap((s, i) => (seen[i] === undefined ? [] : [`${s.title} (${s.url}): ${seen[i]}`]));
+  return services.flatMap((s, i) => (seen[i] === undefined ? [] : [`${s.title} (${s.shown}): ${seen[i]}`]));
+}
+
+function withoutSecrets(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "an address that is not a URL";
+  }
 }
 
 /** Undefined when the service answers; otherwise what it did instead. */
