@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "../../sdk";
 import { clientFor, configuredValue } from "../framework/context";
 import { Connection, resolveConnection } from "../settings";
-import { DataSourceError } from "./errors";
+import { outputFailure } from "./errors";
 import type { DataSourceOptions, InputArgs } from "./options";
 
 const MAX_PAGE_SIZE = 100;
@@ -62,6 +62,6 @@ async function reportedOnce<R>(call: () => Promise<R> | R): Promise<R> {
   try {
     return await call();
   } catch (err) {
-    throw new DataSourceError(err);
+    throw outputFailure(err);
   }
 }

@@ -35,24 +35,24 @@ export function listForMessage(items: readonly string[]): string {
 }
 
 /**
- * A data source failed in its `...Output` form. Pulumi's serializer prefixes the message of an error
- * that passes through a resource input or a stack output with `error serializing property "<name>": `,
- * on the same error object each time it passes (runtime/rpc.js), and the CLI prints the stack of any
- * error that is not a RunError (cmd/run/run.js). This one keeps the data source's own message, whatever
- * is assigned to it, and as a RunError is printed once, without a stack. The original error is its
- * `cause`, with the same name.
+ * The error a data source fails its `...Output` form with: its own error, reported by Pulumi once.
+ * Pulumi's serializer prefixes the message of an error that passes through a resource input or a stack
+ * output with `error serializing property "<name>": `, on the same error object each time it passes
+ * (runtime/rpc.js), and the CLI prints the stack of any error that is not a RunError (cmd/run/run.js).
+ * The error returned is made by RunError's constructor (which marks it for the CLI) and inherits from
+ * the original, so `instanceof`, `name` and every field stay the data source's own; its message ignores
+ * what is assigned to it, and its `cause` is the original.
  */
-export class DataSourceError extends pulumi.RunError {
-  constructor(cause: unknown) {
-    const original = cause instanceof Error ? cause : new Error(String(cause));
-    super(original.message);
-    this.name = original.name;
-    this.cause = original;
-    Object.defineProperty(this, "message", {
-      get: () => original.message,
-      set: () => undefined,
-      enumerable: false,
-      configurable: false,
-    });
-  }
+export function outputFailure(cause: unknown): Error {
+  const original = cause instanceof Error ? cause : new Error(String(cause));
+  const reported = new pulumi.RunError(original.message);
+  Object.setPrototypeOf(reported, original);
+  Object.defineProperty(reported, "message", {
+    get: () => original.message,
+    // Assigning must not throw either: the serializer's assignment runs in strict mode.
+    set: () => undefined,
+    enumerable: false,
+  });
+  Object.defineProperty(reported, "cause", { value: original, enumerable: false });
+  return reported;
 }

@@ -1,7 +1,7 @@
 export { ConfigurationError } from "../settings";
 export type { DataSourceOptions, InputArgs } from "./options";
 export { clearCatalogueCache } from "./catalogue-cache";
-export { LookupError, NoMatchError, AmbiguousMatchError, DataSourceError } from "./errors";
+export { LookupError, NoMatchError, AmbiguousMatchError } from "./errors";
 export { CURRENCY, estimateHourlyPrice, estimateHourlyPriceOutput } from "./pricing";
 export type { Currency, Price, HourlyPriced, EstimateHourlyPriceArgs, PriceEstimate } from "./pricing";
 export { getGpus, getGpusOutput, getGpu, getGpuOutput } from "./gpus";

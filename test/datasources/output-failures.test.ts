@@ -47,7 +47,7 @@ describe("a failed ...Output data source", () => {
   it("reaches the language host as one RunError with the data source's message, through several resource inputs", async () => {
     // The CLI prints a RunError's message alone, without its stack.
     expect(await runFixture("language-host.js", emu.url, API_KEY)).toEqual([
-      { name: "NoMatchError", message: NO_SUCH_GPU, runError: true },
+      { name: "NoMatchError", isNoMatchError: true, message: NO_SUCH_GPU, runError: true },
     ]);
   });
 });
