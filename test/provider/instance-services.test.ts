@@ -109,10 +109,7 @@ describe("Instance waitForServices against the emulator", () => {
       w.h.create("Instance", await w.h.checked("Instance", { ...w.spec, waitForServices: true })),
     );
     const { uuid } = await theNewInstance();
-    await w.emu.admin("DELETE", "/requests");
-    await w.emu.advance(BOOT_SECONDS);
-    // The services wait reads /instance/info (the boot wait lists): stop the instance only once it runs.
-    await until(async () => (await logged()).some((r) => r.path === "/instance/info"));
+    await advanceThenPoll(BOOT_SECONDS, 2, create.operation);
     await w.api.instances.shutdown(uuid);
     await expect(create.operation).rejects.toThrow(/stopped running while they started \(now status 21/);
     expect(w.cloudInstances()).toEqual([]);
