@@ -39,6 +39,8 @@ export class DemoError extends Error {
 
 const API_KEY = "demo-key";
 const IDLE_MINUTES = 30;
+/** How long after an instance runs its web UI answers, in simulated seconds (the fleet waits for it). */
+const SERVICES_SECONDS = 30;
 /** The title the demo gives an instance out of band, as someone clicking in the console would. */
 const HAND_TITLE = "renamed-by-hand";
 
@@ -76,11 +78,15 @@ export class Demo {
       this.show(preview);
       expectPlan(preview, everyone(names, "create"));
 
-      this.heading("up", "pulumi up: create the fleet (instances take 60 simulated seconds to start)");
+      this.heading(
+        "up",
+        `pulumi up: create the fleet (instances take 60 simulated seconds to start, their web UIs ${SERVICES_SECONDS} more)`,
+      );
       const up = await stack.up();
       progress.stop();
       this.show(up);
       expectPlan(up, everyone(names, "create"));
+      await this.expectServicesReady(up.outputs.serviceUrls);
       const uuids = instanceIds(stack);
       await Promise.all(names.map((n) => this.admin("PUT", `/instances/${uuids[n]}/utilization`, busy())));
       this.say(`The fleet is at work: every GPU reports 85% utilisation to the emulator.`);
@@ -162,7 +168,12 @@ export class Demo {
   }
 
   private async start(count: number, timeScale: number) {
-    this.emulator = await startEmulator({ port: 0, timeScale, apiKeys: [API_KEY] });
+    this.emulator = await startEmulator({
+      port: 0,
+      timeScale,
+      apiKeys: [API_KEY],
+      durations: { services: SERVICES_SECONDS },
+    });
     this.write(
       `${this.s.bold("pulumi-gpucloud demo")}: the fleet example (examples/fleet) against a local emulator at ` +
         `${this.emulator.url} (simulated clock x${timeScale}).\n`,
@@ -218,6 +229,21 @@ export class Demo {
     this.write(`${countsLine(result, this.s)}  ${this.s.dim(`(${seconds(result.durationMs)})`)}\n`);
   }
 
+  /** Every web UI answers as soon as `up` returns: the fleet's instances waited for them (waitForServices). */
+  private async expectServicesReady(serviceUrls: unknown): Promise<void> {
+    const urls = Object.values(serviceUrls as Record<string, string[]>).flat();
+    const answers = await Promise.all(urls.map(async (url) => ({ url, status: (await fetch(url)).status })));
+    const silent = answers.filter((a) => a.status !== 200);
+    if (urls.length === 0 || silent.length > 0) {
+      throw new DemoError(
+        `Every web UI should answer once up returns, but ${urls.length === 0 ? "there are none" : silent.map((a) => `${a.url} answered ${a.status}`).join(", ")}.`,
+      );
+    }
+    this.say(
+      `Every web UI answers (HTTP 200) as up returns: the instances waited for them (waitForServices).`,
+    );
+  }
+
   private async admin(method: string, route: string, body: unknown): Promise<void> {
     const response = await fetch(`${this.emulator!.url}/_emulator${route}`, {
       method,
@@ -256,7 +282,8 @@ function instanceIds(stack: Stack): Record<string, string> {
 export function expectPlan(result: OperationResult, expected: Expected): void {
   const problems: string[] = [];
   const seen = new Set<string>();
-  for (const step of result.steps) {
+  // By name: steps that run concurrently finish in any order, and the message should not.
+  for (const step of [...result.steps].sort((a, b) => a.name.localeCompare(b.name))) {
     seen.add(step.name);
     const want = expected[step.name];
     if (!want) {

@@ -59,7 +59,8 @@ declare module "fastify" {
     holdMs?: number;
   }
   interface FastifyContextConfig {
-    /** The route needs no API key (api-v2.md, Authentication 3). */
+    // api-v2.md, Authentication 3.
+    /** The route needs no API key. */
     public?: boolean;
   }
 }
@@ -358,8 +359,9 @@ export class Emulator {
   /** Logs an API call, then plays its fault, its rate limit and its authentication, in that order. */
   private async admitApiCall(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const path = request.url.split("?")[0];
-    if (!path.startsWith(`${API_BASE}/`)) return;
-    const apiPath = path.slice(API_BASE.length).replace(/(.)\/+$/, "$1");
+    // The base itself is `${API_BASE}/` without its slash: an API call, as every trailing slash is.
+    if (path !== API_BASE && !path.startsWith(`${API_BASE}/`)) return;
+    const apiPath = path.slice(API_BASE.length).replace(/(.)\/+$/, "$1") || "/";
     request.apiPath = apiPath;
     const key = bearerKey(request.headers.authorization);
     request.logged = this.log.start({

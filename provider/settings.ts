@@ -1,5 +1,5 @@
 /**
- * The provider's settings (DESIGN §2), one table for the resources, the data sources and the package
+ * The provider's settings, one table for the resources, the data sources and the package
  * schema: explicit overrides first, then Pulumi config (`gpucloud:*`), then the environment. Values
  * arrive as text from both (stack config is text, "5000"), so each setting parses and checks its own,
  * and every error names both ways to set it.
@@ -142,7 +142,7 @@ class SettingsReader {
 
 /**
  * Resolves the connection. `requireKey` is false only for the pod list and the market image list,
- * which api-v2.md (Authentication, item 3) marks public; a key that is set is still sent.
+ * which the API marks public; a key that is set is still sent.
  */
 export function resolveConnection(
   lookup: ConfigLookup,

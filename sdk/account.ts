@@ -79,7 +79,8 @@ export class Account {
     );
   }
 
-  /** api-v2.md types page and page_size as strings here; query strings carry them the same way. */
+  // api-v2.md types page and page_size as strings here; query strings carry them the same way.
+  /** The recharge records, one page. */
   recharges(query: RechargeQuery = {}, options: CallOptions = {}): Promise<RechargeList> {
     return this.transport.call(
       {

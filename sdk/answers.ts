@@ -2,7 +2,7 @@
  * What an HTTP answer means. The body is read in every shape the service is documented or seen to send,
  * and one table, ANSWER_MEANINGS, turns a failed answer into an error class with why and what to do.
  *
- * Body shapes (api-v2.md "Errors", and the variants public clients of the live service tolerate):
+ * Body shapes (the API's documented errors, and the variants public clients of the live service tolerate):
  * - envelope: `{code, msg, data?}`, code 0 success, -1, 1, 2 or -2, sent as a number or a numeric string;
  * - alt: `{code: <an HTTP status>, message, data: {error, details, field}}`;
  * - error object: `{"error": "..."}` or `{"error": {"message": "..."}}`;
@@ -43,7 +43,8 @@ export interface Answer {
   apiMessage?: string;
   details?: string;
   field?: string;
-  /** The workflow engine's rejection (api-v2.md "Workflow submit failure"). */
+  // api-v2.md "Workflow submit failure".
+  /** The workflow engine's rejection. */
   engine?: EngineRejection;
   /** The title of an HTML page, or the start of a text body, for messages. */
   excerpt?: string;

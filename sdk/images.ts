@@ -26,7 +26,7 @@ export const SAVE_IMAGE_STATUS = { uploading: 1, succeeded: 2, failed: 3 } as co
 
 /**
  * Which image to wait for: a known image uuid, or the image being saved from an instance. save_image
- * answers without data (field-notes.md), so the new image is recognised as the one image in the list
+ * answers without data, so the new image is recognised as the one image in the list
  * that was not there before the save (`excluding_image_uuids`, a snapshot taken before calling it).
  */
 export type SavedImageTarget =

@@ -65,7 +65,8 @@ export const InstanceListSchema = z.looseObject({
 });
 export type InstanceList = z.infer<typeof InstanceListSchema>;
 
-/** Status names as clients use them (field-notes.md "Instance life"). */
+// field-notes.md "Instance life".
+/** Status names as clients use them. */
 export const INSTANCE_STATUS_NAMES: Readonly<Record<number, string>> = {
   0: "created",
   1: "initializing",
@@ -286,7 +287,8 @@ export class Instances {
     );
   }
 
-  /** Start a shut-down instance, optionally on another GPU (field-notes.md "Power and schedule"). */
+  // field-notes.md "Power and schedule".
+  /** Start a shut-down instance, optionally on another GPU. */
   async startup(instance_uuid: string, params: StartupParams = {}, options: CallOptions = {}): Promise<void> {
     if (params.gpu_nums !== undefined) {
       const issues: InputIssue[] = [];

@@ -41,7 +41,8 @@ export const ModelRunEventsSchema = z.looseObject({ items: listOf(ModelRunEventS
 export type ModelRunEvents = z.infer<typeof ModelRunEventsSchema>;
 
 export const TERMINAL_MODEL_RUN_STATUSES = ["completed", "failed", "cancelled"] as const;
-/** api-v2.md "Limits": page_size max 100 on this list. */
+// api-v2.md "Limits".
+/** page_size max 100 on this list. */
 export const MODEL_RUN_MAX_PAGE_SIZE = 100;
 
 export interface ModelRunInputs {
@@ -130,7 +131,7 @@ export class ModelRuns {
     );
   }
 
-  /** Cancel a run; a run that already completed comes back completed (api-v2.md). Safe to repeat. */
+  /** Cancel a run; a run that already completed comes back completed. Safe to repeat. */
   cancel(run_id: string, options: CallOptions = {}): Promise<ModelRun> {
     return this.transport.call(
       {
@@ -160,7 +161,7 @@ export class ModelRuns {
   }
 
   /**
-   * Finds one run by walking the list: api-v2.md does not show a single-run detail endpoint.
+   * Finds one run by walking the list: the API shows no single-run detail endpoint.
    * NotFoundError when no page holds it.
    */
   async get(run_id: string, options: CallOptions = {}): Promise<ModelRun> {

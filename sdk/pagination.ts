@@ -1,8 +1,8 @@
 /**
- * Walks every page of a list endpoint. Pages start at 1 (api-v2.md "Limits"). The walk stops when the
+ * Walks every page of a list endpoint. Pages start at 1. The walk stops when the
  * items collected reach `total`, on an empty page, on a short page when no total is given, or after a
  * hard page cap so a server that ignores `page` cannot loop us forever. With a total, a short page does
- * not end the walk: api-v2.md does not show most endpoints' maximum page_size, and a server that serves
+ * not end the walk: the API does not show most endpoints' maximum page_size, and a server that serves
  * fewer items than asked would otherwise be read as finished.
  */
 

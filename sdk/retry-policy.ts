@@ -12,12 +12,12 @@
  *
  * - read: GETs. idempotent: writes whose repetition is harmless (update_title, set_idle_close,
  *   shutdown_timer, destroy, image delete, model-run cancel). keyed: writes carrying an
- *   idempotency_key, retried with the SAME key (workflow submit, model-run submit, api-v2.md rule 1).
+ *   idempotency_key, retried with the SAME key (workflow submit, model-run submit).
  *   unsafe: everything else (create_by_pod/by_image, startup, shutdown, restart, save_image, asset upload).
  * - A 500 answer to an unsafe call is ambiguous: the service may have committed the work before failing
- *   (field-notes.md: "a create that times out may or may not have created an instance"), so the caller
+ *   (public clients report that a create that times out may or may not have created an instance), so the caller
  *   must reconcile. A 503 and a 429 say the service turned the request away, so resending is safe
- *   (our choice; api-v2.md is silent on 503).
+ *   (our choice; the API is silent on 503).
  * - Waits: exponential backoff with full jitter, capped; never shorter than Retry-After.
  * - Budgets: a 429 says the service did no work and when to come back, so waiting it out is safe and is
  *   counted apart from the other failures: a fleet operation that meets a rate limit (hundreds of calls

@@ -1,6 +1,6 @@
 /**
  * Client-side checks of workflow and model-run inputs, run before anything is sent
- * (api-v2.md "POST /workflow/run/submit" rules 3-7, "POST /model-runs/videos", "Media resource object").
+ * (the API's rules for workflow submit, model-run videos and media resources).
  * Each check returns issues `{field, reason}`; the callers turn them into one InputValidationError.
  */
 import type { InputIssue } from "./errors";
@@ -42,7 +42,8 @@ const SCALAR_EXPECTED = new Map<ScalarKind, string>([
   ["bool", "a boolean (not a string)"],
 ]);
 
-/** api-v2.md rule 6 / "Versioning": kept for historical video workflows, not declared in manifests. */
+// api-v2.md rule 6 / "Versioning".
+/** Kept for historical video workflows, not declared in manifests. */
 const LEGACY_WORKFLOW_FLAGS = new Set(["contains_real_person_material"]);
 
 const DATA_URL = /^data:[\w.+-]+\/[\w.+-]+(;[\w-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/]+=*$/;
@@ -79,7 +80,8 @@ export function resourceStringProblem(value: string): string | undefined {
   return `must be a public http(s) URL, a data URL or an asset://<asset_id> reference, got ${show(value)}`;
 }
 
-/** Label normalisation of api-v2.md rule 7: trim whitespace, then drop one leading "@". */
+// api-v2.md rule 7.
+/** Label normalisation: trim whitespace, then drop one leading "@". */
 export function normalizeLabel(label: string): string {
   const trimmed = label.trim();
   return (trimmed.startsWith("@") ? trimmed.slice(1) : trimmed).trim();
@@ -241,7 +243,8 @@ const FRAME_RULES = new Map<string, string[]>([
   ["first_last_frame_to_video", ["first_frame", "last_frame"]],
 ]);
 
-/** Checks model-run inputs (api-v2.md "POST /model-runs/videos"). */
+// api-v2.md "POST /model-runs/videos".
+/** Checks model-run inputs. */
 export function checkModelRunInputs(inputs: unknown): CheckedInputs {
   if (!isRecord(inputs))
     return {

@@ -44,7 +44,8 @@ export class CatalogueStore {
     return gpu;
   }
 
-  /** Pods whose title contains `name`, case-insensitively (api-v2.md: fuzzy match), as /pod/list shows them. */
+  // api-v2.md: the name filter is a fuzzy match.
+  /** Pods whose title contains `name`, case-insensitively, as /pod/list shows them. */
   pods(name?: string): Omit<Pod, "web_services">[] {
     const wanted = name?.toLowerCase() ?? "";
     return this.catalogue.pods

@@ -14,7 +14,7 @@ export const keyRingStateSchema = z.array(keyEntrySchema);
 
 /**
  * API keys and the users they belong to. A spec is `KEY` or `USER:KEY` (keys with the same USER share
- * one user), as the CLI's `--api-key` (DESIGN §5). A bare KEY is its own user, named by the key's
+ * one user), as the CLI's `--api-key`. A bare KEY is its own user, named by the key's
  * fingerprint so that dumps and admin paths never carry the key itself.
  */
 export class KeyRing {

@@ -1,5 +1,5 @@
 /**
- * Simulated durations (DESIGN §5, `--durations`): how long each transition takes, in simulated
+ * Simulated durations (`--durations`): how long each transition takes, in simulated
  * seconds. The stores read them from here, so a test or a user can model slower or faster machines.
  */
 export const DURATION_NAMES = ["boot", "shutdown", "startup", "restart", "save_image", "services"] as const;

@@ -4,7 +4,8 @@
  * (CONTRACTS.md, "Emulator HTTP conventions").
  */
 
-/** The spec's alternative error body: `code` equals the HTTP status (api-v2.md, Errors). */
+// api-v2.md, Errors.
+/** The API's alternative error body: `code` equals the HTTP status. */
 export interface AltShape {
   error: string;
   details: string;

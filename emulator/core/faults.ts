@@ -16,7 +16,7 @@ export const FAULT_KINDS = [
 const HOLDING_KINDS: readonly string[] = ["delay", "late_commit"];
 
 /**
- * Injected failures (POST /_emulator/faults, DESIGN §5): the next `count` calls to `path` fail this
+ * Injected failures (POST /_emulator/faults): the next `count` calls to `path` fail this
  * way, or, with `probability`, each call fails with that probability until the fault is cleared.
  * `seed` makes a probability fault's draws repeat from run to run (tests); without it they are random.
  */

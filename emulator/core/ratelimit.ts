@@ -4,7 +4,7 @@ import { rateLimited } from "./errors";
 const MAX_TRACKED = 10_000;
 
 /**
- * At most `perSecond` requests per caller in any sliding second (`--rate-limit`, DESIGN §5); 0 is
+ * At most `perSecond` requests per caller in any sliding second (`--rate-limit`); 0 is
  * off. A caller is an accepted API key, or the client's address for everything else (no key, an
  * unknown or a disabled one), so rotating made-up keys does not escape the limit. Only callers seen in
  * the last second are remembered, and never more than MAX_TRACKED of them.

@@ -96,7 +96,8 @@ export function intQuery(min: number, max: number) {
     .refine((v) => v >= min && v <= max, { message: `must be an integer from ${min} to ${max}` });
 }
 
-/** page from 1 and page_size default 20, at most 100, for every paginated list (api-v2.md, Limits). */
+// api-v2.md, Limits.
+/** page from 1 and page_size default 20, at most 100, for every paginated list. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 export const pagingQuery = {

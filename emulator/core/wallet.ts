@@ -3,13 +3,14 @@ import { z } from "zod";
 import { insufficientBalance, notFound, paramError } from "./errors";
 import { decimal, nonEmpty, seconds } from "./state-schema";
 
-/** Money is exact: decimal.js, rounded to 8 places (api-v2.md shows decimal strings with 8 places). */
+// api-v2.md shows decimal strings with 8 places.
+/** Money is exact: decimal.js, rounded to 8 places, as the API shows amounts. */
 const PLACES = 8;
 
 export type Amount = Decimal.Value;
 
 /**
- * A bill record. api-v2.md ("Not shown") gives no bill fields, so these are the emulator's choice:
+ * A bill record. The API documents no bill fields, so these are the emulator's choice:
  * one record per charge, with the resource it paid for and the simulated period it covers.
  */
 const billRecordSchema = z.object({

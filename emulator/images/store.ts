@@ -5,10 +5,11 @@ import { dueByNow, earliestDue } from "../core/schedule";
 import { requireUser } from "../core/state-schema";
 import type { ImageRecord } from "./state";
 
-/** How long saving an instance as an image takes by default (DESIGN §5; `--durations save_image=S`). */
+/** How long saving an instance as an image takes by default (`--durations save_image=S`). */
 export const SAVE_IMAGE_SECONDS = DEFAULT_DURATIONS.save_image;
 
-/** save_image_status values (api-v2.md, Personal image). */
+// api-v2.md, Personal image.
+/** save_image_status values. */
 export const SAVE_STATUS = { UPLOADING: 1, SUCCEEDED: 2, FAILED: 3 } as const;
 
 export interface PersonalImage {

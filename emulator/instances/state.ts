@@ -9,8 +9,8 @@ import { nonEmpty, seconds } from "../core/state-schema";
 const percent = z.number().min(0).max(100);
 
 /**
- * The idle policy as list/info show it in `idle_close`. api-v2.md has no read-back of the policy; the
- * emulator adds this field so refresh can see drift (DESIGN §3, IdleClosePolicy: "when the API reports it").
+ * The idle policy as list/info show it in `idle_close`. The API documents no read-back of the policy;
+ * the emulator adds this field so refresh can see drift.
  */
 export const idlePolicySchema = z.object({
   idle_period_minutes: z.int().min(0),

@@ -13,7 +13,8 @@ import type { IdlePolicy, InstanceRecord, Utilization } from "./state";
 
 export type { IdlePolicy, Utilization } from "./state";
 
-/** Instance status codes (api-v2.md, States and transitions; names from field-notes.md). */
+// api-v2.md, States and transitions; names from field-notes.md.
+/** Instance status codes. */
 export const STATUS = {
   CREATED: 0,
   STARTING: 1,
@@ -28,7 +29,7 @@ export const STATUS = {
 } as const;
 
 /**
- * Power operations as data (field-notes.md, DESIGN §5): from which statuses an operation is allowed,
+ * Power operations as data: from which statuses an operation is allowed,
  * the status it passes through, the one it ends in, and which of the `--durations` it takes.
  */
 const POWER_OPERATIONS = {
@@ -78,19 +79,22 @@ const BILLED_STATUSES: readonly number[] = [
   STATUS.RESTARTING,
 ];
 
-/** charging_type values are not shown (api-v2.md, Instance); the emulator's choice: 1 hourly, 2 subscription. */
+// api-v2.md, Instance: charging_type values are not shown.
+/** charging_type values, the emulator's choice: 1 hourly, 2 subscription. */
 export const CHARGING_TYPE = { PAY_AS_YOU_GO: 1, SUBSCRIPTION: 2 } as const;
 
 export const GPU_NUMS = [1, 2, 4, 8] as const;
 export const TITLE_MAX = 50;
 export const BILLING_PERIOD_SECONDS = 3600;
 
-/** Idle-close (api-v2.md, set_idle_close). */
+// api-v2.md, set_idle_close.
+/** Idle-close. */
 export const IDLE_PERIODS = [0, 10, 30, 60, 120] as const;
 export const IDLE_CHECK_SECONDS = 60;
 /** Threshold 0 means "the platform-wide threshold", whose value is not shown; the emulator uses 5 %. */
 export const PLATFORM_IDLE_THRESHOLD = 5;
-/** Threshold 100 skips that check (api-v2.md, set_idle_close). */
+// api-v2.md, set_idle_close.
+/** Threshold 100 skips that check. */
 export const SKIP_THRESHOLD = 100;
 
 export type CreatedInstance = Pick<
@@ -271,7 +275,8 @@ export class InstancesStore {
     return this.fullView(this.owned(owner, instanceUuid));
   }
 
-  /** update_title answers code 1 (not -1) for a missing, deleted or foreign instance (api-v2.md, update_title failures). */
+  // api-v2.md, update_title failures.
+  /** update_title answers code 1 (not -1) for a missing, deleted or foreign instance. */
   updateTitle(owner: string, instanceUuid: string, title: string): void {
     const instance = this.instances.get(instanceUuid);
     if (!instance || instance.owner !== owner)
@@ -314,7 +319,8 @@ export class InstancesStore {
     this.begin(instance, "restart");
   }
 
-  /** field-notes.md: only for a running instance; enable=false or shutdown_time=0 cancels. */
+  // field-notes.md, the instance operations table.
+  /** Only for a running instance; enable=false or shutdown_time=0 cancels. */
   shutdownTimer(owner: string, instanceUuid: string, enable: boolean, shutdownTime: number): void {
     const instance = this.owned(owner, instanceUuid);
     if (instance.status !== STATUS.RUNNING) throw notAllowed(instance, "shutdown_timer");
@@ -328,7 +334,8 @@ export class InstancesStore {
     instance.shutdown_regular = { shutdown_time: shutdownTime, enable: true };
   }
 
-  /** Running or stopped instances can be saved (field-notes.md is silent on the states; the emulator's choice). */
+  // field-notes.md is silent on the states.
+  /** Running or stopped instances can be saved (the emulator's choice). */
   saveImage(owner: string, instanceUuid: string): void {
     const instance = this.owned(owner, instanceUuid);
     if (
@@ -622,8 +629,8 @@ export class InstancesStore {
   }
 
   /**
-   * field-notes.md, Prices: pod hourly price + GPU hourly price * gpu_nums. Instances made from a market
-   * image have no pod and pay the GPU price only.
+   * Pod hourly price + GPU hourly price * gpu_nums, as public clients believe. Instances made from a
+   * market image have no pod and pay the GPU price only.
    */
   private hourlyPrice(podUuid: string, gpuUuid: string, gpuNums: number): Decimal {
     const pod = this.catalogue.pod(podUuid);

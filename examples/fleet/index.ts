@@ -1,7 +1,7 @@
 /**
- * A GPU fleet from stack config: `count` instances of one pod on one GPU model, each titled and watched
- * by an idle-close policy. Stack outputs: the service URLs, the SSH endpoints (secret) and the fleet's
- * estimated hourly price.
+ * A GPU fleet from stack config: `count` instances of one pod on one GPU model, each titled, watched
+ * by an idle-close policy and ready only once its web services answer (`fleet:waitForServices`, default
+ * true). Stack outputs: the service URLs, the SSH endpoints (secret) and the fleet's estimated hourly price.
  *
  *   pulumi config set fleet:count 3
  *   pulumi config set fleet:gpuModel 4090D
@@ -26,6 +26,8 @@ export = async () => {
   // Absent: the pod's latest tag when each instance is created (pinning it would replace the fleet on a new tag).
   const podTag = config.get("podTag");
   const idleMinutes = config.getNumber("idleMinutes") ?? 30;
+  // A pod runs minutes before its web UI answers: the service URLs in the outputs are usable at once.
+  const waitForServices = config.getBoolean("waitForServices") ?? true;
 
   const gpu = await gpucloud.getGpu({ name: gpuModel });
   const pod = await gpucloud.getPod({ title: podTitle, tag: podTag });
@@ -38,6 +40,7 @@ export = async () => {
       gpuUuid: gpu.gpuUuid,
       gpuNums: gpuCount,
       title,
+      waitForServices,
     });
     new gpucloud.IdleClosePolicy(`${title}-idle`, {
       instanceUuid: instance.instanceUuid,

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { connect, withClient } from "./client";
+import { connect, liftCall, withClient } from "./client";
 import type { DataSourceOptions } from "./options";
 import { CURRENCY, Currency } from "./pricing";
 
@@ -25,5 +25,5 @@ export async function getBalance(opts?: DataSourceOptions): Promise<Balance> {
 
 /** `getBalance` as an Output. */
 export function getBalanceOutput(opts?: DataSourceOptions): pulumi.Output<Balance> {
-  return pulumi.output(getBalance(opts));
+  return liftCall(() => getBalance(opts));
 }

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "../../sdk";
 import { clientFor, configuredValue } from "../framework/context";
 import { Connection, resolveConnection } from "../settings";
+import { outputFailure } from "./errors";
 import type { DataSourceOptions, InputArgs } from "./options";
 
 const MAX_PAGE_SIZE = 100;
@@ -42,9 +43,25 @@ export function paging(opts: DataSourceOptions | undefined): { pageSize?: number
 
 /** The `...Output` form of a Promise-form data source: waits for every input, then calls it. */
 export function lift<A, R>(
-  promiseForm: (args: A, opts?: DataSourceOptions) => Promise<R>,
+  promiseForm: (args: A, opts?: DataSourceOptions) => Promise<R> | R,
   args: InputArgs<A>,
-  opts: DataSourceOptions | undefined,
+  opts?: DataSourceOptions,
 ): pulumi.Output<R> {
-  return pulumi.output(args).apply((resolved) => promiseForm(resolved as A, opts)) as pulumi.Output<R>;
+  return pulumi
+    .output(args)
+    .apply((resolved) => reportedOnce(() => promiseForm(resolved as A, opts))) as pulumi.Output<R>;
+}
+
+/** The `...Output` form of a data source that takes no arguments. */
+export function liftCall<R>(call: () => Promise<R>): pulumi.Output<R> {
+  return pulumi.output(reportedOnce(call)) as pulumi.Output<R>;
+}
+
+/** Runs a data source for its Output form: a failure surfaces once, with its own message. */
+async function reportedOnce<R>(call: () => Promise<R> | R): Promise<R> {
+  try {
+    return await call();
+  } catch (err) {
+    throw outputFailure(err);
+  }
 }

@@ -1,3 +1,5 @@
+import * as pulumi from "@pulumi/pulumi";
+
 /** A by-name lookup (getGpu, getPod) could not pick exactly one entry. */
 export class LookupError extends Error {
   override readonly name: string = "LookupError";
@@ -30,4 +32,27 @@ export function listForMessage(items: readonly string[]): string {
   const shown = items.slice(0, LISTED_AT_MOST).join(", ");
   const rest = items.length - LISTED_AT_MOST;
   return rest > 0 ? `${shown} and ${rest} more` : shown;
+}
+
+/**
+ * The error a data source fails its `...Output` form with: its own error, reported by Pulumi once.
+ * Pulumi's serializer prefixes the message of an error that passes through a resource input or a stack
+ * output with `error serializing property "<name>": `, on the same error object each time it passes
+ * (runtime/rpc.js), and the CLI prints the stack of any error that is not a RunError (cmd/run/run.js).
+ * The error returned is made by RunError's constructor (which marks it for the CLI) and inherits from
+ * the original, so `instanceof`, `name` and every field stay the data source's own; its message ignores
+ * what is assigned to it, and its `cause` is the original.
+ */
+export function outputFailure(cause: unknown): Error {
+  const original = cause instanceof Error ? cause : new Error(String(cause));
+  const reported = new pulumi.RunError(original.message);
+  Object.setPrototypeOf(reported, original);
+  Object.defineProperty(reported, "message", {
+    get: () => original.message,
+    // Assigning must not throw either: the serializer's assignment runs in strict mode.
+    set: () => undefined,
+    enumerable: false,
+  });
+  Object.defineProperty(reported, "cause", { value: original, enumerable: false });
+  return reported;
 }

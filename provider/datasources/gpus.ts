@@ -144,7 +144,7 @@ function toGpuModel(raw: RawGpu): GpuModel {
 
 /**
  * Models whose name is `wanted` ignoring case; when none is, those whose name contains `wanted` as
- * whole words. The spec names models only by gpu_name (api-v2.md: GPU model), so the rule is ours.
+ * whole words. The API names models only by gpu_name, so the rule is ours.
  */
 export function matchGpuName<T extends { gpuName: string }>(models: T[], wanted: string): T[] {
   const exact = models.filter((m) => m.gpuName.trim().toLowerCase() === wanted.toLowerCase());

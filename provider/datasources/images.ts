@@ -4,7 +4,7 @@ import {
   type MarketImage as RawMarketImage,
   type PersonalImage as RawPersonalImage,
 } from "../../sdk";
-import { connect, lift, paging, withClient } from "./client";
+import { connect, lift, liftCall, paging, withClient } from "./client";
 import type { DataSourceOptions, InputArgs } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { withDefined } from "./shape";
@@ -117,7 +117,7 @@ export async function getPersonalImages(opts?: DataSourceOptions): Promise<GetPe
 
 /** `getPersonalImages` as an Output. */
 export function getPersonalImagesOutput(opts?: DataSourceOptions): pulumi.Output<GetPersonalImagesResult> {
-  return pulumi.output(getPersonalImages(opts));
+  return liftCall(() => getPersonalImages(opts));
 }
 
 function toMarketImage(raw: RawMarketImage): MarketImage {

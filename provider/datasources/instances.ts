@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { collect, instanceStatusName, type Instance as RawInstance, type ServerMapEntry } from "../../sdk";
-import { connect, paging, withClient } from "./client";
+import { connect, liftCall, paging, withClient } from "./client";
 import type { DataSourceOptions } from "./options";
 import { withDefined } from "./shape";
 
@@ -72,7 +72,7 @@ export async function getInstances(opts?: DataSourceOptions): Promise<GetInstanc
 
 /** `getInstances` as an Output. */
 export function getInstancesOutput(opts?: DataSourceOptions): pulumi.Output<GetInstancesResult> {
-  return pulumi.output(getInstances(opts));
+  return liftCall(() => getInstances(opts));
 }
 
 function toInstanceSummary(raw: RawInstance): InstanceSummary {

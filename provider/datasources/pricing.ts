@@ -1,9 +1,11 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import Decimal from "decimal.js";
 import { GPU_NUMS } from "../../sdk";
+import { lift } from "./client";
 import type { InputArgs } from "./options";
 
-/** The only currency the cloud prices in (field-notes.md, Prices). */
+// field-notes.md, Prices.
+/** The only currency the cloud prices in. */
 export const CURRENCY = "CNY";
 export type Currency = typeof CURRENCY;
 
@@ -70,8 +72,8 @@ export interface PriceEstimate {
 
 /**
  * Estimates the hourly cost of an instance created from `pod` on `gpuNums` GPUs of model `gpu`:
- * pod hourly price + GPU hourly price × gpuNums. field-notes.md (Prices) records this formula as
- * believed but unconfirmed on the live service, hence `estimate: true`.
+ * pod hourly price + GPU hourly price × gpuNums. The formula is what public clients of the live service
+ * believe, not a documented price rule, hence `estimate: true`.
  *
  * @example
  * const pod = await gpucloud.getPod({ title: "ComfyUI" });
@@ -97,7 +99,7 @@ export function estimateHourlyPrice(args: EstimateHourlyPriceArgs): PriceEstimat
     estimate: true,
     basis:
       `${podLabel} ${podHourly} ${CURRENCY}/h + ${gpuLabel} ${gpuHourly} ${CURRENCY}/h × ${gpuNums}; ` +
-      "formula from field-notes.md (Prices), unconfirmed on the live service",
+      "the formula public clients of the live service use, unconfirmed by the cloud",
   };
 }
 
@@ -125,5 +127,5 @@ function hourlyPriceOf(what: "pod" | "gpu", priced: HourlyPriced): number {
 export function estimateHourlyPriceOutput(
   args: InputArgs<EstimateHourlyPriceArgs>,
 ): pulumi.Output<PriceEstimate> {
-  return pulumi.output(args).apply((resolved) => estimateHourlyPrice(resolved as EstimateHourlyPriceArgs));
+  return lift(estimateHourlyPrice, args);
 }

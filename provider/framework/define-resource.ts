@@ -155,7 +155,25 @@ export function storedInputs<I>(definition: AnyResourceDefinition, props: Record
   ) as I;
 }
 
-/** Outputs Pulumi must encrypt: a provider cannot return secrets, so the class asks for them (DESIGN §7). */
+/**
+ * Stored properties with every absent input at its schema default, so that an input added to a
+ * definition with a default shows no change for resources stored before it existed.
+ */
+export function withInputDefaults(
+  definition: AnyResourceDefinition,
+  props: Record<string, unknown>,
+): Record<string, unknown> {
+  const filled = { ...props };
+  for (const [name, schema] of Object.entries(definition.inputs.shape as Record<string, z.ZodType>)) {
+    if (filled[name] !== undefined && filled[name] !== null) continue;
+    const fallback = schema.safeParse(undefined);
+    if (fallback.success && fallback.data !== undefined) filled[name] = fallback.data;
+  }
+  return filled;
+}
+
+// DESIGN §7: returning a secret from a dynamic provider fails.
+/** Outputs Pulumi must encrypt: a provider cannot return secrets, so the class asks for them. */
 export function secretOutputNames(definition: AnyResourceDefinition): string[] {
   return Object.entries(definition.outputs)
     .filter(([, f]) => f.secret)

@@ -9,6 +9,7 @@ import {
   inputNames,
   stateOutputs,
   storedInputs,
+  withInputDefaults,
   type AnyResourceDefinition,
   type ResourceState,
 } from "./define-resource";
@@ -40,7 +41,16 @@ export function diffResource(
   news: Record<string, unknown>,
 ): ResourceDiff {
   definition.diffed?.(id, olds);
-  return diffInputs(id, olds, news, inputNames(definition), definition.diff, definition.update !== undefined);
+  // An input absent on either side is at its default: stored before the input existed, or not checked.
+  const [before, after] = [withInputDefaults(definition, olds), withInputDefaults(definition, news)];
+  return diffInputs(
+    id,
+    before,
+    after,
+    inputNames(definition),
+    definition.diff,
+    definition.update !== undefined,
+  );
 }
 
 export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvider {

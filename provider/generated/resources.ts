@@ -73,8 +73,10 @@ export interface InstanceArgs {
   running?: pulumi.Input<boolean>;
   /** Scheduled shutdown (Unix seconds or ISO 8601); absent means none. */
   shutdownAt?: pulumi.Input<number | string>;
-  /** How long create and power changes wait. */
+  /** How long each wait of create and power changes lasts, in seconds. */
   waitTimeoutSeconds?: pulumi.Input<number>;
+  /** Create and start-up (running false to true) also wait until every web (http) service in server_map answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance. */
+  waitForServices?: pulumi.Input<boolean>;
   /** Adopt this existing instance instead of creating one. */
   adoptInstanceUuid?: pulumi.Input<string>;
 }
@@ -97,8 +99,10 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly running: pulumi.Output<boolean>;
   /** Scheduled shutdown (Unix seconds or ISO 8601); absent means none. */
   declare readonly shutdownAt: pulumi.Output<number | undefined>;
-  /** How long create and power changes wait. */
+  /** How long each wait of create and power changes lasts, in seconds. */
   declare readonly waitTimeoutSeconds: pulumi.Output<number>;
+  /** Create and start-up (running false to true) also wait until every web (http) service in server_map answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance. */
+  declare readonly waitForServices: pulumi.Output<boolean>;
   /** Adopt this existing instance instead of creating one. */
   declare readonly adoptInstanceUuid: pulumi.Output<string | undefined>;
   /** The instance's uuid; also its id. */

@@ -1,8 +1,9 @@
 /** The IdleClosePolicy resource: an instance's idle shutdown rule, set_idle_close (DESIGN §3). Its id is the instance's uuid. */
 import { z } from "zod";
-import { NotFoundError, type Instance as CloudInstance } from "../../sdk";
+import { instanceStatusName, NotFoundError, type Instance as CloudInstance } from "../../sdk";
 import { warn, type ProviderContext } from "../framework/context";
 import { defineResource, type Inputs } from "../framework/define-resource";
+import { CANNOT_RUN } from "./instance/cloud";
 import { instanceUnlessGone } from "./instance/reads";
 
 /** api-v2.md set_idle_close: 0 cancels, so a policy takes one of the others. */
@@ -70,6 +71,27 @@ function reportedPolicy(cloud: CloudInstance): IdleClosePolicyInputs | "none" | 
   };
 }
 
+/**
+ * Why a policy the cloud refuses to cancel no longer matters, or undefined when it still does. An
+ * instance stopped abnormally (status 23) cannot run, so its idle policy can never fire, and the cloud
+ * refuses set_idle_close on it. Such an instance is typically destroyed next, and Pulumi deletes the
+ * policy before its instance: a refused cancel must not block that destroy.
+ */
+async function whyPolicyIsMoot(ctx: ProviderContext, instanceUuid: string): Promise<string | undefined> {
+  let cloud: CloudInstance | undefined;
+  try {
+    cloud = await instanceUnlessGone(ctx.api, instanceUuid);
+  } catch {
+    // Nothing more is known: the refusal stands.
+    return undefined;
+  }
+  if (cloud === undefined) return "the instance no longer exists";
+  if (CANNOT_RUN.includes(cloud.status))
+    return `the instance cannot run anymore (status ${cloud.status}, ${instanceStatusName(cloud.status)}), so the policy can never fire`;
+  if (reportedPolicy(cloud) === "none") return "the cloud shows no policy on the instance";
+  return undefined;
+}
+
 export const idleClosePolicy = defineResource({
   name: "IdleClosePolicy",
   description:
@@ -92,8 +114,16 @@ export const idleClosePolicy = defineResource({
     try {
       await ctx.api.instances.setIdleClose({ instance_uuid: id, idle_period_minutes: 0 });
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      warn(`The idle policy of instance ${id} was already gone with its instance; nothing to cancel.`);
+      if (err instanceof NotFoundError) {
+        warn(`The idle policy of instance ${id} was already gone with its instance; nothing to cancel.`);
+        return;
+      }
+      const moot = await whyPolicyIsMoot(ctx, id);
+      if (moot === undefined) throw err;
+      warn(
+        `IdleClosePolicy of instance ${id}: removed from the stack without cancelling it in the cloud, because ${moot}. ` +
+          `The cloud refused the cancel: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   },
   async import(ctx, id) {

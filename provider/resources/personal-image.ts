@@ -1,6 +1,12 @@
 /** The PersonalImage resource: an image saved from an instance, or an adopted one (DESIGN §3). Its id is the image's uuid. */
 import { z } from "zod";
-import { OutcomeUnknownError, type GpuCloudClient, type PersonalImage as CloudImage } from "../../sdk";
+import {
+  OutcomeUnknownError,
+  retryUntil,
+  SAVE_IMAGE_STATUS,
+  type GpuCloudClient,
+  type PersonalImage as CloudImage,
+} from "../../sdk";
 import { exactlyOneOf } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
@@ -60,24 +66,61 @@ async function findImage(api: GpuCloudClient, imageUuid: string): Promise<CloudI
 /**
  * save_image answers without the new image's uuid (field-notes.md), so the new image is the one in the
  * private list that was not there before; saves run one at a time per process so that stays unambiguous.
- * A lost answer to save_image is followed the same way: if the save happened, its image appears.
+ * A lost answer to save_image is followed the same way: if the save happened, its image appears. If the
+ * cloud shows no save started, it failed before doing anything, and waiting for it would only time out.
  */
 async function save(ctx: ProviderContext, inputs: PersonalImageInputs): Promise<CloudImage> {
   const { api } = ctx;
   const instanceUuid = inputs.instanceUuid!;
   const pollIntervalMs = ctx.settings.pollIntervalMs;
+  const timeoutMs = inputs.waitTimeoutSeconds * 1000;
   return serialised("save_image", async () => {
     const before = (await api.images.list()).image_list.map((i) => i.uuid);
     try {
       await api.instances.saveImage(instanceUuid);
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;
+      await assertSaveStarted(ctx, instanceUuid, before, err, Date.now() + timeoutMs);
     }
     return api.images.waitForSaved(
       { instance_uuid: instanceUuid, excluding_image_uuids: before },
-      { timeoutMs: inputs.waitTimeoutSeconds * 1000, pollIntervalMs, maxPollIntervalMs: pollIntervalMs },
+      { timeoutMs, pollIntervalMs, maxPollIntervalMs: pollIntervalMs },
     );
   });
+}
+
+/**
+ * After a save_image whose answer was lost: a save that started shows at once, as a new image in the
+ * private list or as the instance's save_image_status 1 (uploading); the emulator records both when it
+ * accepts the call. Neither means the call failed before doing anything.
+ */
+async function assertSaveStarted(
+  ctx: ProviderContext,
+  instanceUuid: string,
+  before: string[],
+  lost: OutcomeUnknownError,
+  deadline: number,
+): Promise<void> {
+  const { api } = ctx;
+  const seen = await retryUntil(
+    async (call) => {
+      const [{ image_list }, instance] = await Promise.all([
+        api.images.list(call),
+        api.instances.info(instanceUuid, call),
+      ]);
+      return {
+        fresh: image_list.filter((i) => !before.includes(i.uuid)),
+        status: instance.save_image_status,
+      };
+    },
+    { deadline, pauseMs: ctx.settings.pollIntervalMs },
+  );
+  if (seen.fresh.length > 0 || seen.status === SAVE_IMAGE_STATUS.uploading) return;
+  throw new Error(
+    `Could not save instance ${instanceUuid} as an image: save_image failed (${lost.status === undefined ? "the answer was lost" : `HTTP ${lost.status}`}) and the ` +
+      "cloud shows no save started: no new image in your personal image list, and the instance's save_image_status " +
+      `is ${seen.status ?? "not set"}, not 1 (uploading). Nothing was saved; run the update again.`,
+  );
 }
 
 async function adopt(ctx: ProviderContext, imageUuid: string): Promise<CloudImage> {

@@ -20,7 +20,7 @@ describe("estimateHourlyPrice", () => {
     expect(estimate).toMatchObject({ currency: "CNY", estimate: true });
     expect(estimate.basis).toBe(
       `pod "ComfyUI" ${pod.hourlyPrice} CNY/h + GPU 4090D ${gpu.hourlyPrice} CNY/h × 2; ` +
-        "formula from field-notes.md (Prices), unconfirmed on the live service",
+        "the formula public clients of the live service use, unconfirmed by the cloud",
     );
   });
 

@@ -54,6 +54,7 @@ describe("npm run demo", () => {
   it("prints the plans with the SSH endpoints masked, and a one-line summary", () => {
     expect(isSecret(report.up.outputs.sshEndpoints)).toBe(true);
     expect(printed).toContain("sshEndpoints: [secret]");
+    expect(printed).toContain("Every web UI answers (HTTP 200) as up returns");
     expect(printed).toContain(' ~ title: "fleet-0" => "renamed-by-hand"');
     expect(printed).toContain("~ running: true => false");
     expect(printed).toMatch(

@@ -34,6 +34,8 @@ describe("examples/fleet under pulumi-gpucloud/testing, its provider settings fr
     expect(stack.current.secretOutputs).toEqual(["sshEndpoints"]);
     const instances = stack.current.resources.filter((r) => r.type.endsWith(":Instance"));
     expect(instances.map((r) => r.secretOutputs)).toEqual([["sshPasswords"], ["sshPasswords"]]);
+    // The fleet is usable when up returns: each instance waited for its web services.
+    expect(instances.map((r) => r.inputs.waitForServices)).toEqual([true, true]);
     expect(JSON.stringify(stack.current)).not.toContain(API_KEY);
     const titles = (await api.instances.list()).instance_list.map((i) => i.title).sort();
     expect(titles).toEqual(["fleet-0", "fleet-1"]);

@@ -92,7 +92,13 @@ describe("the native plugin over gRPC against the emulator", () => {
       ]);
       const previewed = await c.plugin.client.check("Instance", { ...c.spec, gpuUuid: UNKNOWN });
       expect(previewed).toEqual({
-        inputs: { ...c.spec, gpuUuid: UNKNOWN, running: true, waitTimeoutSeconds: 900 },
+        inputs: {
+          ...c.spec,
+          gpuUuid: UNKNOWN,
+          running: true,
+          waitForServices: false,
+          waitTimeoutSeconds: 900,
+        },
         failures: [],
       });
     });
@@ -136,6 +142,7 @@ describe("the native plugin over gRPC against the emulator", () => {
         gpuNums: 1,
         title: "native-0",
         running: true,
+        waitForServices: false,
         waitTimeoutSeconds: 900,
       });
       const checked = await c.plugin.client.check("Instance", imported.inputs);

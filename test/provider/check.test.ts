@@ -11,9 +11,9 @@ describe("check, before any API call", () => {
   afterAll(() => h.stop());
 
   describe("Instance", () => {
-    it("fills the defaults: running true, waitTimeoutSeconds 900", async () => {
+    it("fills the defaults: running true, waitTimeoutSeconds 900, waitForServices false", async () => {
       expect(await h.check("Instance", pod)).toEqual({
-        inputs: { ...pod, running: true, waitTimeoutSeconds: 900 },
+        inputs: { ...pod, running: true, waitTimeoutSeconds: 900, waitForServices: false },
         failures: [],
       });
     });
@@ -69,6 +69,40 @@ describe("check, before any API call", () => {
       expect(inputs.shutdownAt).toBe(Date.UTC(2030, 0, 2, 2, 4, 5) / 1000);
     });
 
+    it("refuses a shutdownAt that is not in the future by this machine's clock, in ISO 8601 and our words", async () => {
+      const past = Math.floor(Date.now() / 1000) - 60;
+      const { failures } = await h.check("Instance", { ...pod, shutdownAt: past });
+      expect(failures).toEqual([
+        {
+          property: "shutdownAt",
+          reason: expect.stringMatching(
+            /^shutdownAt must be in the future: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ is not after now \(.*Z by this machine's clock; at apply time the cloud's clock decides/,
+          ),
+        },
+      ]);
+      expect(failures[0].reason).toContain(new Date(past * 1000).toISOString().replace(".000Z", "Z"));
+      expect(failures[0].reason).not.toContain(String(past));
+    });
+
+    it.each([
+      ["tomorrow", '"tomorrow"'],
+      ["2030-01-02T03:04:05", '"2030-01-02T03:04:05"'],
+      [-1, "-1"],
+      [1.5, "1.5"],
+      [1e20, "100000000000000000000"],
+      [true, "true"],
+    ])("refuses shutdownAt %p with the rule in our words, not the library's", async (value, shown) => {
+      const { failures } = await h.check("Instance", { ...pod, shutdownAt: value });
+      expect(failures).toEqual([
+        {
+          property: "shutdownAt",
+          reason:
+            "shutdownAt must be Unix seconds (a positive whole number) or an ISO 8601 time with a zone, " +
+            `e.g. 2026-01-02T03:04:05Z, got ${shown}`,
+        },
+      ]);
+    });
+
     it("refuses a shutdownAt for an instance that should be stopped", async () => {
       const { failures } = await h.check("Instance", { ...pod, running: false, shutdownAt: 1_900_000_000 });
       expect(failures).toEqual([
@@ -85,7 +119,7 @@ describe("check, before any API call", () => {
         shutdownAt: UNKNOWN,
       };
       expect(await h.check("Instance", news)).toEqual({
-        inputs: { ...news, running: true, waitTimeoutSeconds: 900 },
+        inputs: { ...news, running: true, waitTimeoutSeconds: 900, waitForServices: false },
         failures: [],
       });
     });

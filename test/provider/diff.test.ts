@@ -41,7 +41,7 @@ describe("the declared diff", () => {
     });
   });
 
-  it("reports an input the program stops setting as deleted, unless unset keeps the cloud's value", () => {
+  it("reports an input the program stops setting as back at its default, unless unset keeps the cloud's value", () => {
     const { title: _title, ...untitled } = program;
     expect(diffResource(instance, "i-1", stored, untitled)).toMatchObject({ changes: false, properties: {} });
     const policy = {
@@ -53,7 +53,15 @@ describe("the declared diff", () => {
     };
     const { destroyOnIdle: _destroy, ...withoutDestroy } = policy;
     expect(diffResource(idleClosePolicy, "i-1", policy, withoutDestroy).properties).toEqual({
-      destroyOnIdle: { kind: "delete", replace: false },
+      destroyOnIdle: { kind: "update", replace: false },
+    });
+  });
+
+  it("sees no change in an input added with a default, for a resource stored before it existed", () => {
+    const checked = { ...program, waitForServices: false };
+    expect(diffResource(instance, "i-1", stored, checked)).toMatchObject({ changes: false, properties: {} });
+    expect(diffResource(instance, "i-1", stored, { ...checked, waitForServices: true }).properties).toEqual({
+      waitForServices: { kind: "update", replace: false },
     });
   });
 

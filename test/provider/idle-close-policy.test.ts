@@ -98,6 +98,39 @@ describe("IdleClosePolicy against the emulator", () => {
     });
   });
 
+  describe("deleted on an instance that cannot run anymore", () => {
+    let policy: ResourceState;
+    beforeEach(async () => {
+      policy = await w.h.create(
+        "IdleClosePolicy",
+        await w.h.checked("IdleClosePolicy", { instanceUuid: instance.id, idlePeriodMinutes: 30 }),
+      );
+    });
+
+    it("lets `pulumi destroy` through an abnormally stopped instance (status 23), with a warning", async () => {
+      await w.emu.admin("POST", `/instances/${instance.id}/force`, { status: 23 });
+      // The cloud refuses to cancel the policy of such an instance.
+      await expect(
+        w.api.instances.setIdleClose({ instance_uuid: instance.id, idle_period_minutes: 0 }),
+      ).rejects.toThrow(/abnormal state/);
+
+      await w.h.delete("IdleClosePolicy", policy);
+      expect(w.h.server.stderr).toContain(
+        `warning: IdleClosePolicy of instance ${instance.id}: removed from the stack without cancelling it in the cloud, ` +
+          "because the instance cannot run anymore (status 23, stopped abnormally), so the policy can never fire. " +
+          `The cloud refused the cancel: Could not set idle-close on instance ${instance.id}`,
+      );
+      await w.advancing(w.h.delete("Instance", instance));
+      expect(await w.instanceUuids()).toEqual([]);
+    });
+
+    it("still fails when the cloud refuses the cancel of a policy that matters", async () => {
+      await w.emu.admin("POST", `/keys/demo-key/disable`);
+      await expect(w.h.delete("IdleClosePolicy", policy)).rejects.toThrow(/Could not/);
+      expect(w.h.server.stderr).not.toContain(`IdleClosePolicy of instance ${instance.id}`);
+    });
+  });
+
   it("fails clearly on an instance that does not exist", async () => {
     const inputs = await w.h.checked("IdleClosePolicy", {
       instanceUuid: "no-such-instance",

@@ -50,6 +50,7 @@ describe("import by id", () => {
       title: "made elsewhere",
       running: true,
       waitTimeoutSeconds: 900,
+      waitForServices: false,
     });
   });
 
@@ -62,6 +63,7 @@ describe("import by id", () => {
       gpuNums: 2,
       running: false,
       waitTimeoutSeconds: 900,
+      waitForServices: false,
     });
   });
 

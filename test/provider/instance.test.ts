@@ -157,6 +157,7 @@ describe("Instance against the emulator", () => {
         "podUuid",
         "running",
         "title",
+        "waitForServices",
         "waitTimeoutSeconds",
       ]);
     });

@@ -53,6 +53,39 @@ describe("PersonalImage against the emulator", () => {
     await w.h.delete("PersonalImage", state);
   });
 
+  it.each([
+    ["http_500", "HTTP 500"],
+    ["reset", "the answer was lost"],
+  ])(
+    "fails at once when save_image failed (%s) before starting a save, saying the cloud shows none",
+    async (kind, cause) => {
+      await w.emu.admin("POST", "/faults", { path: "/instance/save_image", kind, count: 1 });
+      const before = await imageUuids();
+      // A timeout short enough that waiting it out, as before, would fail with the timeout's advice instead.
+      const inputs = await w.h.checked("PersonalImage", { instanceUuid: instance.id, waitTimeoutSeconds: 5 });
+      await expect(w.h.create("PersonalImage", inputs)).rejects.toThrow(
+        `Could not save instance ${instance.id} as an image: save_image failed (${cause}) and the cloud shows ` +
+          "no save started: no new image in your personal image list, and the instance's save_image_status is 0, " +
+          "not 1 (uploading). Nothing was saved; run the update again.",
+      );
+      expect(await imageUuids()).toEqual(before);
+    },
+  );
+
+  it("waits as before when save_image's answer was lost after the save started", async () => {
+    await w.emu.admin("POST", "/faults", {
+      path: "/instance/save_image",
+      kind: "drop_after_commit",
+      count: 1,
+    });
+    const state = await w.advancing(
+      w.h.create("PersonalImage", await w.h.checked("PersonalImage", { instanceUuid: instance.id })),
+      20,
+    );
+    expect(state.outputs).toMatchObject({ imageUuid: state.id, saveImageStatus: 2 });
+    expect(await imageUuids()).toContain(state.id);
+  });
+
   it("refuses to adopt an image that is not in the private list", async () => {
     const inputs = await w.h.checked("PersonalImage", { adoptImageUuid: "img-nope" });
     await expect(w.h.create("PersonalImage", inputs)).rejects.toThrow(/Could not adopt image img-nope/);

@@ -4,6 +4,8 @@ import type { Instance as CloudInstance } from "../../../sdk";
 export const RUNNING = 2;
 export const SHUTTING_DOWN = [3, 21];
 export const STOPPED = [4, 22, 23];
+/** Stopped abnormally: the instance cannot run anymore (its idle policy can never fire). */
+export const CANNOT_RUN = [23];
 /** Statuses on the way to running (or running): the instance counts as powered on. */
 export const POWERED_ON = [0, 1, 2, 24, 27];
 
@@ -33,4 +35,13 @@ export function sshPasswords(cloud: CloudInstance): Record<string, string> {
 export function scheduledShutdown(cloud: CloudInstance): number | undefined {
   const timer = cloud.shutdown_regular;
   return timer?.enable && timer.shutdown_time > 0 ? timer.shutdown_time : undefined;
+}
+
+/**
+ * The scheduled shutdown as the instance's inputs show it: none while it is powered off. A timer only
+ * shuts down a running instance and can only be cancelled on one (field-notes.md), so a timer left on a
+ * stopped instance is not drift that `up` could repair; a start-up cancels or replaces it.
+ */
+export function shutdownAtInput(cloud: CloudInstance): number | undefined {
+  return POWERED_ON.includes(cloud.status) ? scheduledShutdown(cloud) : undefined;
 }

@@ -1,35 +1,92 @@
-/** Brings an existing instance to the wanted title, power state and scheduled shutdown (create, adopt, update). */
+/**
+ * Brings an existing instance to the wanted title, power state, scheduled shutdown and ready services
+ * (create, adopt, update). It plans first, from the instance's record, checks the plan, and only then
+ * acts: a plan that cannot finish (a shutdown time too close) fails before any call that bills.
+ */
 import type { Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { sameValue } from "../../framework/diff";
 import { RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
 import type { InstanceInputs } from "./inputs";
 import { instanceReads } from "./reads";
+import { waitForServices } from "./services";
+import { assertTimerAhead } from "./timer";
 
-/** field-notes.md: clients send a scheduled shutdown at least 5 minutes ahead. */
-const SHUTDOWN_LEAD_SECONDS = 300;
+/**
+ * When a converge must be done by: `waitTimeoutSeconds` from its start, on this machine's clock and on
+ * the cloud's (a fast-clock emulator runs ahead of this machine). Every wait of the converge shares it, so
+ * a create with waitForServices returns or fails within waitTimeoutSeconds in all, not per wait.
+ */
+export interface ConvergeDeadline {
+  timeoutSeconds: number;
+  /** Epoch ms on this machine's clock. */
+  local: number;
+  /** Epoch ms on the cloud's clock; undefined before the cloud sent its time. */
+  cloud?: number;
+}
 
-/** How long this instance's waits last, and how often they poll. */
-export function waitOptions(ctx: ProviderContext, inputs: InstanceInputs) {
+export function convergeDeadline(ctx: ProviderContext, inputs: InstanceInputs): ConvergeDeadline {
+  const timeoutMs = inputs.waitTimeoutSeconds * 1000;
+  const cloudNow = ctx.api.cloudNow();
   return {
-    timeoutMs: inputs.waitTimeoutSeconds * 1000,
-    pollIntervalMs: ctx.settings.pollIntervalMs,
-    maxPollIntervalMs: ctx.settings.pollIntervalMs,
+    timeoutSeconds: inputs.waitTimeoutSeconds,
+    local: Date.now() + timeoutMs,
+    cloud: cloudNow === undefined ? undefined : cloudNow + timeoutMs,
   };
 }
 
-export function assertTimerAhead(shutdownTime: number): void {
-  const earliest = Math.floor(Date.now() / 1000) + SHUTDOWN_LEAD_SECONDS;
-  if (shutdownTime < earliest) {
-    throw new Error(
-      `Could not schedule the shutdown: shutdownAt ${new Date(shutdownTime * 1000).toISOString()} is less than 5 minutes ahead ` +
-        `(field-notes.md: the cloud wants at least 5 minutes). Set shutdownAt later or remove it.`,
-    );
-  }
+/** A status wait: what is left of the converge's time, polled every poll interval. */
+function waitOptions(ctx: ProviderContext, deadline: ConvergeDeadline) {
+  return {
+    timeoutMs: Math.max(0, deadline.local - Date.now()),
+    pollIntervalMs: ctx.settings.pollIntervalMs,
+  };
+}
+
+/** What converge does, decided from the instance's record before any call. */
+export interface ConvergePlan {
+  /** The new title, when it changes. */
+  rename?: string;
+  /** Start the instance (billing begins) or stop it; undefined leaves the power state to settle as it is. */
+  power?: "start" | "stop";
+  /** The scheduled shutdown wanted once the instance runs; undefined means none. */
+  timer?: number;
+  /** The plan may send `timer` to the cloud: it is checked against the cloud's clock first. */
+  setsTimer: boolean;
+  /** Wait until every web service answers once the instance runs. */
+  awaitServices: boolean;
 }
 
 /**
- * Brings an existing instance to the desired title, power state and timer; returns the cloud's record.
+ * The plan for bringing `cloud` to `news`. `olds` are the inputs the state had (on create, none): a
+ * start-up is an instance not running, or one the state did not know as running.
+ */
+export function planConverge(
+  cloud: CloudInstance,
+  olds: Partial<InstanceInputs>,
+  news: InstanceInputs,
+): ConvergePlan {
+  const power = news.running
+    ? STOPPED.includes(cloud.status) || SHUTTING_DOWN.includes(cloud.status)
+      ? "start"
+      : undefined
+    : STOPPED.includes(cloud.status)
+      ? undefined
+      : "stop";
+  const timer = news.running ? news.shutdownAt : undefined;
+  return {
+    rename: news.title !== undefined && !sameValue(olds.title, news.title) ? news.title : undefined,
+    power,
+    timer,
+    // A start-up may clear or keep the old timer, so a wanted time is checked whenever one starts.
+    setsTimer: timer !== undefined && (power === "start" || scheduledShutdown(cloud) !== timer),
+    awaitServices:
+      news.running && news.waitForServices && (cloud.status !== RUNNING || olds.running !== true),
+  };
+}
+
+/**
+ * Brings an existing instance to the desired state; returns the cloud's record.
  * `created`: the record a create just answered with; its status stands in for a first read (a title
  * change does not move the status, and every wait reads afresh).
  */
@@ -42,13 +99,15 @@ export async function converge(
 ): Promise<CloudInstance> {
   const { api } = ctx;
   const reads = instanceReads(api);
-  if (news.title !== undefined && !sameValue(olds.title, news.title))
-    await api.instances.updateTitle(instanceUuid, news.title);
+  const deadline = convergeDeadline(ctx, news);
   let cloud = created ?? (await reads.info(instanceUuid));
+  const plan = planConverge(cloud, olds, news);
+  if (plan.setsTimer) await assertTimerAhead(ctx, plan.timer!);
+  if (plan.rename !== undefined) await api.instances.updateTitle(instanceUuid, plan.rename);
   // True while `cloud` is a full record read after the last change made here.
-  let current = created === undefined;
+  let current = created === undefined && plan.rename === undefined;
   const wait = async (statuses: number[]) => {
-    const reached = await reads.waitForStatus(instanceUuid, statuses, waitOptions(ctx, news));
+    const reached = await reads.waitForStatus(instanceUuid, statuses, waitOptions(ctx, deadline));
     current = true;
     return reached;
   };
@@ -56,20 +115,33 @@ export async function converge(
     if (SHUTTING_DOWN.includes(cloud.status)) cloud = await wait(STOPPED);
     if (STOPPED.includes(cloud.status)) await api.instances.startup(instanceUuid);
     if (cloud.status !== RUNNING) cloud = await wait([RUNNING]);
-  } else if (!STOPPED.includes(cloud.status)) {
+    if (scheduledShutdown(cloud) !== plan.timer) {
+      // The timer changed out of band while this waited: its time was not checked yet.
+      if (plan.timer !== undefined && !plan.setsTimer) await assertTimerAhead(ctx, plan.timer);
+      await setTimer(ctx, instanceUuid, plan.timer);
+      current = false;
+    }
+    if (plan.awaitServices) {
+      cloud = await waitForServices(ctx, instanceUuid, deadline);
+      current = true;
+    }
+  } else if (plan.power === "stop") {
     if (!SHUTTING_DOWN.includes(cloud.status) && cloud.status !== RUNNING)
       cloud = await wait([RUNNING, ...STOPPED]);
-    if (cloud.status === RUNNING) await api.instances.shutdown(instanceUuid);
+    if (cloud.status === RUNNING) {
+      // A timer can only be cancelled while the instance runs; left behind, it would outlive the stop.
+      if (scheduledShutdown(cloud) !== undefined) await setTimer(ctx, instanceUuid, undefined);
+      await api.instances.shutdown(instanceUuid);
+    }
     cloud = await wait(STOPPED);
   }
-  if (news.running && scheduledShutdown(cloud) !== news.shutdownAt) {
-    current = false;
-    if (news.shutdownAt !== undefined) {
-      assertTimerAhead(news.shutdownAt);
-      await api.instances.shutdownTimer(instanceUuid, { enable: true, shutdown_time: news.shutdownAt });
-    } else {
-      await api.instances.shutdownTimer(instanceUuid, { enable: false, shutdown_time: 0 });
-    }
-  }
   return current ? cloud : reads.info(instanceUuid);
+}
+
+/** Sets the scheduled shutdown, or cancels it when `at` is undefined. */
+async function setTimer(ctx: ProviderContext, instanceUuid: string, at: number | undefined): Promise<void> {
+  await ctx.api.instances.shutdownTimer(
+    instanceUuid,
+    at === undefined ? { enable: false, shutdown_time: 0 } : { enable: true, shutdown_time: at },
+  );
 }

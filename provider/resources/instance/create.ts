@@ -17,7 +17,7 @@ import {
 import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
 import { ResourceInitError } from "../../framework/errors";
-import { assertTimerAhead, converge } from "./converge";
+import { converge } from "./converge";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
 import { pendingCreateError, unresolvedError } from "./pending-record";
@@ -25,10 +25,11 @@ import { releaseClaim, resolveByAdoption, resolveRecord, takeRecord } from "./pe
 import { instanceReads } from "./reads";
 import { createTiming, newClaimantId, reconcilerFor, type Claimant } from "./reconciler";
 import { markTaken } from "./taken";
+import { assertTimerAhead } from "./timer";
 
 /** Creates (or adopts) the instance `inputs` describe and brings it to their state; the cloud's record. */
 export async function createInstance(ctx: ProviderContext, inputs: InstanceInputs): Promise<CloudInstance> {
-  if (inputs.shutdownAt !== undefined) assertTimerAhead(inputs.shutdownAt);
+  if (inputs.shutdownAt !== undefined) await assertTimerAhead(ctx, inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
   const made = await makeInstance(ctx, inputs, deadline);

@@ -4,7 +4,7 @@ import { collect, instanceStatusName, TimeoutError, type Instance as CloudInstan
 import type { ProviderContext } from "../../framework/context";
 import { defineResource, outputFields } from "../../framework/define-resource";
 import { plainJson } from "../../framework/plain-json";
-import { POWERED_ON, scheduledShutdown, services, sshPasswords } from "./cloud";
+import { POWERED_ON, services, shutdownAtInput, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
 import { instanceChecks, InstanceInputs } from "./inputs";
@@ -92,7 +92,7 @@ function cloudInputs(inputs: InstanceInputs, cloud: CloudInstance): InstanceInpu
     ...inputs,
     title: inputs.title === undefined && !cloud.title ? undefined : (cloud.title ?? ""),
     running: POWERED_ON.includes(cloud.status),
-    shutdownAt: scheduledShutdown(cloud),
+    shutdownAt: shutdownAtInput(cloud),
     gpuUuid: cloud.gpu_uuid ?? inputs.gpuUuid,
     gpuNums: cloud.gpu_nums ?? inputs.gpuNums,
   });
@@ -172,7 +172,7 @@ export const instance = defineResource({
       gpuNums: cloud.gpu_nums,
       title: cloud.title || undefined,
       running: POWERED_ON.includes(cloud.status),
-      shutdownAt: scheduledShutdown(cloud),
+      shutdownAt: shutdownAtInput(cloud),
     });
     return state(inputs, cloud);
   },

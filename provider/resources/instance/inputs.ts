@@ -6,16 +6,29 @@ import { z } from "zod";
 import { GPU_NUMS, TITLE_MAX } from "../../../sdk";
 import { exactlyOneOf, isUnknown, type CrossFieldRule } from "../../framework/check";
 import type { Inputs } from "../../framework/define-resource";
+import { isoTime, SHUTDOWN_LEAD_SECONDS } from "./timer";
 
 const uuid = (what: string) =>
   z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
 
+/** The latest shutdownAt: 9999-12-31T23:59:59Z, the last time ISO 8601 writes with four year digits. */
+const LATEST_UNIX_SECONDS = 253_402_300_799;
+const notAShutdownTime = (issue: { input: unknown }) =>
+  "must be Unix seconds (a positive whole number) or an ISO 8601 time with a zone, e.g. 2026-01-02T03:04:05Z, " +
+  `got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`;
+
 /** shutdownAt: Unix seconds, or an ISO 8601 time with a zone; stored as Unix seconds. */
 const shutdownAt = z
-  .union([z.number().int().positive(), z.iso.datetime({ offset: true })], {
-    error:
-      "must be Unix seconds (a positive integer) or an ISO 8601 time with a zone, e.g. 2026-01-02T03:04:05Z",
-  })
+  .union(
+    [
+      z
+        .number({ error: notAShutdownTime })
+        .refine((n) => Number.isInteger(n) && n > 0 && n <= LATEST_UNIX_SECONDS, { error: notAShutdownTime })
+        .meta({ type: "integer" }),
+      z.iso.datetime({ offset: true, error: notAShutdownTime }),
+    ],
+    { error: notAShutdownTime },
+  )
   .transform((v) => (typeof v === "number" ? v : Math.floor(Date.parse(v) / 1000)))
   .pipe(z.number().int());
 
@@ -55,7 +68,15 @@ export const InstanceInputs = z.object({
     .int("must be a whole number of seconds")
     .positive("must be positive")
     .default(900)
-    .describe("How long create and power changes wait."),
+    .describe("How long each wait of create and power changes lasts, in seconds."),
+  waitForServices: z
+    .boolean({ error: "must be a boolean" })
+    .default(false)
+    .describe(
+      "Create and start-up (running false to true) also wait until every web (http) service in server_map " +
+        "answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at " +
+        "most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance.",
+    ),
   adoptInstanceUuid: uuid("an existing instance uuid")
     .optional()
     .describe("Adopt this existing instance instead of creating one."),
@@ -82,8 +103,24 @@ const timerNeedsRunning: CrossFieldRule<InstanceInputs> = (i) =>
       ]
     : [];
 
+/** Check has only this machine's clock; the cloud's clock and its 5-minute lead decide at apply time. */
+const timerInFuture: CrossFieldRule<InstanceInputs> = (i, failed) => {
+  const now = Math.floor(Date.now() / 1000);
+  return typeof i.shutdownAt === "number" && !failed.has("shutdownAt") && i.shutdownAt <= now
+    ? [
+        {
+          property: "shutdownAt",
+          reason:
+            `shutdownAt must be in the future: ${isoTime(i.shutdownAt)} is not after now (${isoTime(now)} by this ` +
+            `machine's clock; at apply time the cloud's clock decides and wants it at least ${SHUTDOWN_LEAD_SECONDS / 60} minutes ahead)`,
+        },
+      ]
+    : [];
+};
+
 export const instanceChecks = [
   exactlyOneOf<InstanceInputs>(["podUuid", "imageUuid"], "create from a pod or from an image"),
   podTagNeedsPod,
   timerNeedsRunning,
+  timerInFuture,
 ];

@@ -1,0 +1,119 @@
+/**
+ * What users read never cites a file they do not have: the design notes and the spec beside this
+ * repository are not in the package. Scanned: the README, every string literal of the shipped
+ * JavaScript (messages, outputs such as a price estimate's basis), and every doc comment of the shipped
+ * declarations a program can reach through the package's entry points (editor hovers). Code comments
+ * may cite the spec: they are not emitted into declarations.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as ts from "typescript";
+import { assertBuilt, REPO_ROOT } from "../harness";
+
+const CITATION = /field-notes\.md|api-v2\.md|DESIGN\.md|DESIGN ?§/;
+
+interface Manifest {
+  files: string[];
+  exports: Record<string, string | { types?: string }>;
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as Manifest;
+
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((f) => path.join(dir, f))
+    .filter((f) => fs.statSync(f).isFile());
+}
+
+/** Every file the package ships (package.json `files`). */
+function shipped(): string[] {
+  return manifest.files.flatMap((entry) => {
+    const full = path.join(REPO_ROOT, entry);
+    return fs.statSync(full).isDirectory() ? filesUnder(full) : [full];
+  });
+}
+
+/** The declaration files of the entry points (package.json `exports`), wildcards expanded. */
+function entryDeclarations(): string[] {
+  return Object.values(manifest.exports).flatMap((target) => {
+    const types = typeof target === "object" ? target.types : undefined;
+    if (types === undefined) return [];
+    const full = path.join(REPO_ROOT, types);
+    if (!types.includes("*")) return [full];
+    const [dir, suffix] = [path.dirname(full), path.basename(full).replace("*", "")];
+    return fs.readdirSync(dir).flatMap((f) => (f.endsWith(suffix) ? [path.join(dir, f)] : []));
+  });
+}
+
+function lineOf(source: ts.SourceFile, position: number): number {
+  return source.getLineAndCharacterOfPosition(position).line + 1;
+}
+
+/** `file:line: text` of each string literal (or template part) that cites a file. */
+function citingStrings(file: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) &&
+      CITATION.test((node as ts.LiteralLikeNode).text)
+    ) {
+      found.push(`${path.relative(REPO_ROOT, file)}:${lineOf(source, node.getStart())}: ${node.getText()}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** `file:line: text` of each line of a reachable declaration file that cites a file. */
+function citingDeclarationLines(): string[] {
+  const program = ts.createProgram(entryDeclarations(), { noEmit: true, types: [] });
+  const dist = path.join(REPO_ROOT, "dist") + path.sep;
+  return program
+    .getSourceFiles()
+    .filter((source) => path.resolve(source.fileName).startsWith(dist))
+    .flatMap((source) =>
+      source.text
+        .split("\n")
+        .flatMap((text, index) =>
+          CITATION.test(text)
+            ? [`${path.relative(REPO_ROOT, source.fileName)}:${index + 1}: ${text.trim()}`]
+            : [],
+        ),
+    );
+}
+
+describe("user-facing text cites no file outside the package", () => {
+  beforeAll(() => assertBuilt());
+
+  it("the README", () => {
+    const lines = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8").split("\n");
+    expect(lines.flatMap((text, i) => (CITATION.test(text) ? [`README.md:${i + 1}: ${text}`] : []))).toEqual(
+      [],
+    );
+  });
+
+  it("the string literals of the shipped JavaScript", () => {
+    const scripts = shipped().filter((f) => f.endsWith(".js"));
+    expect(scripts.length).toBeGreaterThan(50);
+    expect(scripts.flatMap(citingStrings)).toEqual([]);
+  });
+
+  it("the doc comments of the declarations the entry points reach", () => {
+    expect(entryDeclarations().length).toBeGreaterThanOrEqual(4);
+    expect(citingDeclarationLines()).toEqual([]);
+  });
+
+  it("finds a citation where there is one (the scanner itself works)", () => {
+    const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "citations-")), "probe.js");
+    try {
+      fs.writeFileSync(probe, 'throw new Error(`see ${"api-v2.md"} and field-notes.md`);\n');
+      expect(citingStrings(probe)).toHaveLength(2);
+    } finally {
+      fs.rmSync(path.dirname(probe), { recursive: true, force: true });
+    }
+  });
+});
