@@ -6,12 +6,10 @@
  * (cmd/run/run.js). Checked through the repository's engine (stack outputs) and under Pulumi's runtime
  * mocks (resource inputs, where the failure reaches the language host as an unhandled rejection).
  */
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { execFile } from "node:child_process";
-import { assertBuilt, REPO_ROOT } from "../../engine";
+import { assertBuilt, REPO_ROOT } from "../../dev/self-link";
 import { API_KEY, useDataSourceCloud } from "../support/data-source-cloud";
 
 const emu = useDataSourceCloud();
@@ -32,16 +30,11 @@ describe("a failed ...Output data source", () => {
   beforeAll(() => assertBuilt());
 
   it("fails a preview through the engine with the data source's message alone, once, through two stack outputs", async () => {
-    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "output-failures-"));
-    try {
-      expect(await runFixture("engine-preview.js", emu.url, API_KEY, stateDir)).toEqual({
-        failed: true,
-        message: `preview failed: ${NO_SUCH_GPU}`,
-        failures: [NO_SUCH_GPU],
-      });
-    } finally {
-      fs.rmSync(stateDir, { recursive: true, force: true });
-    }
+    expect(await runFixture("engine-preview.js", emu.url, API_KEY)).toEqual({
+      failed: true,
+      message: `preview failed: ${NO_SUCH_GPU}`,
+      failures: [NO_SUCH_GPU],
+    });
   });
 
   it("reaches the language host as one RunError with the data source's message, through several resource inputs", async () => {
