@@ -111,7 +111,24 @@ describe("Instance waitForServices against the emulator", () => {
     const { uuid } = await theNewInstance();
     await advanceThenPoll(BOOT_SECONDS, 2, create.operation);
     await w.api.instances.shutdown(uuid);
-    await expect(create.operation).rejects.toThrow(/stopped running while they started \(now status 21/);
+    await expect(create.operation).rejects.toThrow(
+      // Whether the stop lands in the boot wait or the services wait depends on which poll sees it first.
+      /stopped (running while they started|while this waited) \(now status 21/,
+    );
+    expect(w.cloudInstances()).toEqual([]);
+  });
+
+  it("fails the create at once when the instance stops abnormally while it boots, not at the end of its wait", async () => {
+    const create = watch(w.h.create("Instance", await w.h.checked("Instance", w.spec)));
+    const { uuid } = await theNewInstance();
+    const from = await instanceReads();
+    await until(async () => (await instanceReads()) >= from + 2);
+    expect(create.settled).toBe(false);
+    // A boot that fails: the API cannot do this on demand, the emulator's admin API can.
+    await w.emu.admin("POST", `/instances/${uuid}/force`, { status: 23 });
+    await expect(create.operation).rejects.toThrow(
+      new RegExp(`instance ${uuid} to run: it stopped while this waited \\(now status 23`),
+    );
     expect(w.cloudInstances()).toEqual([]);
   });
 

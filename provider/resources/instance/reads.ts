@@ -17,6 +17,18 @@ import {
   type GpuCloudClient,
   type Instance,
 } from "../../../sdk";
+import { SHUTTING_DOWN, STOPPED } from "./cloud";
+
+function isHalting(status: number): boolean {
+  return SHUTTING_DOWN.includes(status) || STOPPED.includes(status);
+}
+
+function stoppedWhileWaiting(instanceUuid: string, seen: Instance): Error {
+  return new Error(
+    `Could not wait for instance ${instanceUuid} to run: it stopped while this waited (now status ${seen.status}, ` +
+      `${instanceStatusName(seen.status)}). Check the instance in the console, then run the update again.`,
+  );
+}
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
@@ -113,16 +125,27 @@ export class InstanceReads {
     return this.lastCloudMs;
   }
 
-  /** Like client.instances.waitForStatus, polling through the shared walks. */
+  /**
+   * Like client.instances.waitForStatus, polling through the shared walks. A wait for the instance to
+   * run fails at once when it is seen on its way and then halting: it stopped under us (out of band, or
+   * it failed), and would never run within the wait. A halted status seen first is not enough: right
+   * after a start-up call, a read may still show the instance stopped.
+   */
   waitForStatus(instanceUuid: string, statuses: number[], options: StatusWaitOptions): Promise<Instance> {
     const wanted = statuses.map((s) => `${s} (${instanceStatusName(s)})`).join(" or ");
+    const towardsRunning = !statuses.some(isHalting);
+    let seenOnItsWay = false;
     let lastSeen = "nothing yet";
     return this.wait(options, `instance ${instanceUuid} to reach status ${wanted}`, () => lastSeen, {
       instanceUuid,
       accept: async (walk) => {
         const seen = await this.fromWalk(walk, instanceUuid);
         lastSeen = `status ${seen.status} (${instanceStatusName(seen.status)})`;
-        return statuses.includes(seen.status) ? seen : undefined;
+        if (statuses.includes(seen.status)) return seen;
+        if (towardsRunning && seenOnItsWay && isHalting(seen.status))
+          throw stoppedWhileWaiting(instanceUuid, seen);
+        seenOnItsWay ||= !isHalting(seen.status);
+        return undefined;
       },
     });
   }
