@@ -5,7 +5,7 @@
 import type { Durations } from "./core/durations";
 
 /**
- * How API failures are answered: `http` (the default) with their HTTP status (api-v2.md "HTTP status");
+ * How API failures are answered: `http` (the default) with their HTTP status, as the API documents;
  * `envelope` as public clients expect of the live service, business failures with HTTP 200 and the
  * envelope code (`--error-status envelope`).
  */

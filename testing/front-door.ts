@@ -2,8 +2,8 @@
  * The front door through which the engine reaches a provider. A program registers dynamic resources
  * (`pulumi-nodejs:dynamic/<module>:<Name>`, with their serialized provider in `__provider`); a front door
  * decides what the provider and the state see of them:
- * - the dynamic door hands them as they are to Pulumi's own dynamic-provider server (DESIGN §7);
- * - the native door hands them to a native provider plugin (DESIGN §8) under the package's own tokens
+ * - the dynamic door hands them as they are to Pulumi's own dynamic-provider server;
+ * - the native door hands them to a native provider plugin under the package's own tokens
  *   (`gpucloud:index:<Name>`), without `__provider`, with the stack config as the provider's properties.
  * The same program can so run through either door.
  */
@@ -77,7 +77,7 @@ const EXIT_WITH_ENGINE =
 
 /**
  * Pulumi's dynamic-provider server from @pulumi/pulumi. It takes one argument, an engine address that it
- * never dials (DESIGN §7).
+ * never dials.
  */
 export function startDynamicProviderServer({ cwd, env }: FrontDoorContext): Promise<ProviderProcess> {
   const server = path.join(pulumiRoot(), "cmd", "dynamic-provider", "index.js");
@@ -143,7 +143,7 @@ class DynamicFrontDoor implements FrontDoor {
   }
 
   async configure(config: Props): Promise<void> {
-    // Configure receives the whole stack config with fully qualified keys, secrets wrapped (DESIGN §7).
+    // Configure receives the whole stack config with fully qualified keys, secrets wrapped.
     await this.server.configure(config);
   }
 
@@ -201,7 +201,7 @@ class DynamicFrontDoor implements FrontDoor {
 export interface NativeFrontDoorOptions {
   /** The plugin's package name: `gpucloud`, whose resources are `gpucloud:index:<Name>`. */
   package: string;
-  /** The plugin executable and its arguments; it prints its port as its first stdout line (DESIGN §8). */
+  /** The plugin executable and its arguments; it prints its port as its first stdout line. */
   command: string;
   args?: string[];
 }

@@ -1,6 +1,6 @@
 /**
  * Values as the Pulumi engine passes them to providers and programs: the unknown sentinel of a preview and
- * the wrapping that marks a secret (DESIGN §7).
+ * the wrapping that marks a secret.
  */
 
 /** A resource's or a stack's properties: plain JSON values, secrets wrapped with `secret()`. */

@@ -85,7 +85,10 @@ describe("Instance checks before anything bills", () => {
       gpuNums: 2,
       adoptInstanceUuid: stopped.id,
     });
-    await refusedWithoutChanges(() => w.h.create("Instance", inputs), /does not match gpuUuid, gpuNums/);
+    await refusedWithoutChanges(
+      () => w.h.create("Instance", inputs),
+      /gpuNums is 2 in your program but 1 on the instance/,
+    );
   });
 
   it("refuses to adopt an instance that does not exist", async () => {
