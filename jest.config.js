@@ -16,7 +16,9 @@ module.exports = {
   },
   // Babel instrumentation bloats serialized dynamic providers ~35x (DESIGN §7).
   coverageProvider: "v8",
-  testTimeout: 30000,
+  // A guard against hangs, not a timing assertion: suites that run whole stacks take 10-20 s alone and
+  // 40-60 s on a 2-core machine loaded by a second suite (measured), so 30 s failed healthy runs there.
+  testTimeout: 120000,
   // Figures tests report (test/support/figures.ts) are printed once, after the run.
   reporters: ["default", "<rootDir>/test/support/figures-reporter.js"],
   // Jest's default on a 2-core machine is one worker, but the suites mostly wait on loopback HTTP,
