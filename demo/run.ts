@@ -256,7 +256,9 @@ function instanceIds(stack: Stack): Record<string, string> {
 export function expectPlan(result: OperationResult, expected: Expected): void {
   const problems: string[] = [];
   const seen = new Set<string>();
-  for (const step of result.steps) {
+  // By name, not in the engine's order (parallel steps finish in any order): the same plan, the same message.
+  const byName = [...result.steps].sort((a, b) => a.name.localeCompare(b.name));
+  for (const step of byName) {
     seen.add(step.name);
     const want = expected[step.name];
     if (!want) {
