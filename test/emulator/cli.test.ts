@@ -66,13 +66,14 @@ async function runToEnd(
   return { code, stdout, stderr };
 }
 
-describe("gpucloud-emulator CLI", () => {
-  let out: string;
-  beforeAll(() => {
-    out = transpileEmulator();
-  });
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
+// One transpiled copy for the whole file: transpiling the emulator takes seconds.
+let out: string;
+beforeAll(() => {
+  out = transpileEmulator();
+});
+afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+describe("gpucloud-emulator CLI", () => {
   it("prints the listening line first, serves the API with the given key, and exits cleanly on SIGTERM", async () => {
     const child = runCli(out, [
       "--port",
@@ -172,16 +173,11 @@ describe("gpucloud-emulator CLI", () => {
 });
 
 describe("gpucloud-emulator --state", () => {
-  let out: string;
   let dir: string;
   beforeAll(() => {
-    out = transpileEmulator();
     dir = mkdtempSync(join(tmpdir(), "gpucloud-cli-state-"));
   });
-  afterAll(() => {
-    rmSync(out, { recursive: true, force: true });
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const start = async (args: string[]) => {
     const child = runCli(out, ["--port", "0", "--time-scale", "0", ...args]);

@@ -1,7 +1,8 @@
 /**
  * The create path when answers are lost (provider/resources/instance/create.ts and the reconciler):
  * each case states what the cloud did and checks what the state and the cloud hold afterwards. The
- * provider's request timeout is 1 s, so its quiet, settle and claim times are 2 s each.
+ * provider's request timeout is 0.5 s, so its quiet, settle and claim times are 1 s each: these waits run
+ * on the real clock, and no case needs them longer.
  */
 import { GpuCloudClient, type Instance } from "pulumi-gpucloud/sdk";
 import type { Harness, Props, ResourceState } from "../harness";
@@ -13,7 +14,7 @@ import { startWorld, type World } from "../support/world";
 const KEY = "team-key";
 /** Another key of the same user: its instances are listed to the provider too (DESIGN §5, USER:KEY). */
 const OTHER_KEY = "other-key";
-const CONFIG = { "gpucloud:requestTimeoutMs": "1000" };
+const CONFIG = { "gpucloud:requestTimeoutMs": "500" };
 const CREATE = "/instance/create_by_pod";
 const PENDING_ID = /^pending-create:\d+:[0-9a-f]{8}$/;
 
@@ -75,7 +76,8 @@ describe("creates whose answers are lost", () => {
   });
 
   it("adopts an instance the cloud committed after the client had timed out", async () => {
-    await fault("late_commit", { ms: 1500 });
+    // Past the request timeout, inside the settle time after it.
+    await fault("late_commit", { ms: 750 });
     const state = await w.advancing(w.h.create("Instance", await inputs({ title: "late" })));
     expect(await titles()).toEqual({ [state.id]: "late" });
     expect(await createCalls()).toBe(1);
@@ -99,7 +101,7 @@ describe("creates whose answers are lost", () => {
 
   it("leaves alone an instance another key creates in the window and titles soon after", async () => {
     let theirs: Promise<Instance> | undefined;
-    const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate(300)));
+    const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate(200)));
     await fault("drop_after_commit");
     try {
       const state = await w.advancing(w.h.create("Instance", await inputs({ title: "ours" })));
@@ -136,7 +138,7 @@ describe("creates whose answers are lost", () => {
       more: Props,
       lose: "drop_after_commit" | "reset",
     ): Promise<ResourceState> => {
-      const news = await inputs({ waitTimeoutSeconds: 3, ...more });
+      const news = await inputs({ waitTimeoutSeconds: 2, ...more });
       const undo = whenCalled(CREATE, () =>
         w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
       );
@@ -160,7 +162,7 @@ describe("creates whose answers are lost", () => {
       let failure: InitFailure;
       try {
         failure = await expectPending(
-          w.h.create("Instance", await inputs({ title: "one-gpu", waitTimeoutSeconds: 3 })),
+          w.h.create("Instance", await inputs({ title: "one-gpu", waitTimeoutSeconds: 1 })),
         );
       } finally {
         undo();
@@ -233,7 +235,7 @@ describe("creates whose answers are lost", () => {
       let failure: InitFailure;
       try {
         failure = await expectPending(
-          w.h.create("Instance", await inputs({ title: "ours", waitTimeoutSeconds: 6 })),
+          w.h.create("Instance", await inputs({ title: "ours", waitTimeoutSeconds: 3 })),
         );
       } finally {
         undo();
@@ -284,7 +286,7 @@ describe("creates whose answers are lost", () => {
       await fault("reset");
       let failures: InitFailure[];
       try {
-        const news = await Promise.all(["a", "b"].map((title) => inputs({ title, waitTimeoutSeconds: 3 })));
+        const news = await Promise.all(["a", "b"].map((title) => inputs({ title, waitTimeoutSeconds: 2 })));
         failures = await Promise.all(news.map((n) => expectPending(w.h.create("Instance", n))));
       } finally {
         undo();
