@@ -4,6 +4,11 @@ import type { Instance as CloudInstance } from "../../../sdk";
 export const RUNNING = 2;
 export const SHUTTING_DOWN = [3, 21];
 export const STOPPED = [4, 22, 23];
+
+/** Stopped, or on its way there: an instance that runs again only when started. */
+export function isHalting(status: number): boolean {
+  return SHUTTING_DOWN.includes(status) || STOPPED.includes(status);
+}
 /** Stopped abnormally: the instance cannot run anymore (its idle policy can never fire). */
 export const CANNOT_RUN = [23];
 /** Statuses on the way to running (or running): the instance counts as powered on. */

@@ -6,7 +6,7 @@
 import type { Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { sameValue } from "../../framework/diff";
-import { RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
+import { isHalting, RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
 import type { InstanceInputs } from "./inputs";
 import { instanceReads } from "./reads";
 import { waitForServices } from "./services";
@@ -67,7 +67,7 @@ export function planConverge(
   news: InstanceInputs,
 ): ConvergePlan {
   const power = news.running
-    ? STOPPED.includes(cloud.status) || SHUTTING_DOWN.includes(cloud.status)
+    ? isHalting(cloud.status)
       ? "start"
       : undefined
     : STOPPED.includes(cloud.status)

@@ -17,11 +17,7 @@ import {
   type GpuCloudClient,
   type Instance,
 } from "../../../sdk";
-import { SHUTTING_DOWN, STOPPED } from "./cloud";
-
-function isHalting(status: number): boolean {
-  return SHUTTING_DOWN.includes(status) || STOPPED.includes(status);
-}
+import { isHalting } from "./cloud";
 
 function stoppedWhileWaiting(instanceUuid: string, seen: Instance): Error {
   return new Error(
