@@ -142,7 +142,7 @@ describe("secrets", () => {
         expect(String(err)).toMatch(/authentication failed|API key/i);
       }
       await bad.stop();
-      keep("provider server output", bad.server.stderr);
+      keep("provider server output", bad.stderr);
       const client = new GpuCloudClient({ baseUrl: emu.url, apiKey: key, onRequest: (e) => events.push(e) });
       for (const call of [
         () => client.instances.list(),
@@ -168,7 +168,7 @@ describe("secrets", () => {
     keep("client inspected", inspect(good, { depth: 4 }));
     await good.close();
     events.forEach((e) => keep("onRequest events", e));
-    keep("provider server output", h.server.stderr);
+    keep("provider server output", h.stderr);
     keep("emulator request log", (await emu.admin("GET", "/requests")).body);
     keep("emulator state dump", (await emu.admin("GET", "/state")).body);
 

@@ -4,7 +4,7 @@ import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import type { Harness, Props } from "../harness";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 import { advancing } from "./clock";
-import { gpucloudHarness, providerConfig, type ProviderServerOptions } from "./providers";
+import { gpucloudHarness, providerConfig, type Door, type ProviderServerOptions } from "./providers";
 
 export interface World {
   emu: TestEmulator;
@@ -28,6 +28,8 @@ export interface World {
 }
 
 export interface WorldOptions {
+  /** The front door of the world's provider (default: dynamic). */
+  door?: Door;
   emulator?: EmulatorOptions;
   /** Other stored providers or another working directory for the provider server. */
   server?: Pick<ProviderServerOptions, "providers" | "cwd">;
@@ -41,6 +43,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const emu = await startTestEmulator(options.emulator);
   const h = await gpucloudHarness({
     ...options.server,
+    door: options.door,
     config: providerConfig(emu.url, options.key, options.config),
   }).catch(async (err: unknown) => {
     await emu.close();
