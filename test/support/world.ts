@@ -7,6 +7,8 @@ import { advancing } from "./clock";
 import { gpucloudHarness, providerConfig, type Door, type ProviderServerOptions } from "./providers";
 
 export interface World {
+  /** The front door of `h`. */
+  door: Door;
   emu: TestEmulator;
   /** The emulator object itself (it runs in this process): its fault table, its rooms. */
   emulator: Emulator;
@@ -55,6 +57,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const gpu4090 = await gpuUuid(emu, "4090D", options.key);
   const gpu5090 = await gpuUuid(emu, "5090", options.key);
   return {
+    door: options.door ?? "dynamic",
     emu,
     emulator,
     h,
