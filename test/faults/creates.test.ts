@@ -282,6 +282,9 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
       left: [],
     });
     expect(outage.pending).toHaveLength(outage.creates);
+    // Each door's ErrorResourceInitFailed as the engine reads it off the gRPC status: the dynamic-provider
+    // server packs the provider code in with the outputs, the plugin sends the outputs alone.
+    for (const record of outage.pending) expect("__provider" in record.outputs).toBe(door === "dynamic");
     expect(later.resolved).toBe(pending.length + outage.pending.length);
     // The schedule really fired as asked (seeded), in the six ways in turn, re-sent creates included;
     // a create whose connection was reset before any work made nothing and was sent again, once.
