@@ -9,7 +9,8 @@ import type { Style } from "./render";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const POLL_MS = 150;
-const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
+/** An Instance through either front door (`pulumi-nodejs:dynamic/gpucloud:Instance`, `gpucloud:index:Instance`). */
+const INSTANCE = "gpucloud:Instance";
 
 interface Watched {
   step: Step;
@@ -43,7 +44,7 @@ export class Progress {
     if (event.kind === "late-failure") return;
     const { step } = event;
     if (event.kind === "step-start") {
-      if (step.type === INSTANCE_TYPE && step.op !== "delete") {
+      if (typeName(step.type) === INSTANCE && step.op !== "delete") {
         this.watched.set(step.urn, { step, since: Date.now() });
         this.ensureTicking();
       }

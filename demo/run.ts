@@ -1,13 +1,24 @@
 /**
  * `npm run demo`: the fleet example (examples/fleet) against a local emulator with a fast simulated
  * clock, through preview, up, drift made behind Pulumi's back, refresh, a repairing up and destroy.
- * Every resource goes through Pulumi's dynamic-provider server (pulumi-gpucloud/testing), as under the Pulumi CLI.
+ * Every resource goes through a front door of pulumi-gpucloud/testing, as under the Pulumi CLI: Pulumi's
+ * dynamic-provider server (the default), or with `--door native` the package's native plugin.
  * Each step's plan is checked: any surprise ends the demo with a non-zero exit code.
  */
 import * as path from "node:path";
+import { parseArgs } from "node:util";
 import { assertBuilt, ensurePackageLink, REPO_ROOT } from "../dev/self-link";
 import { startEmulator, type RunningEmulator } from "../emulator";
-import { OperationError, secret, Stack, type Op, type OperationResult } from "../testing";
+import {
+  dynamicFrontDoor,
+  nativeFrontDoor,
+  OperationError,
+  secret,
+  Stack,
+  type FrontDoorFactory,
+  type Op,
+  type OperationResult,
+} from "../testing";
 import { GpuCloudClient } from "../sdk";
 import { Progress, seconds } from "./progress";
 import { countsLine, outputLines, planLines, style, type Style } from "./render";
@@ -21,7 +32,36 @@ export interface DemoOptions {
   timeScale?: number;
   /** Instances in the fleet. */
   count?: number;
+  /** How the resources reach their provider (default: dynamic). */
+  door?: DemoDoor;
 }
+
+export const DEMO_DOORS = ["dynamic", "native"] as const;
+export type DemoDoor = (typeof DEMO_DOORS)[number];
+
+interface DoorPlan {
+  open: () => FrontDoorFactory;
+  /** How the demo names the door to its reader. */
+  through: string;
+  /** How the state must keep the fleet's resources: their type tokens' start, and whether with provider code. */
+  typePrefix: string;
+  providerCode: boolean;
+}
+
+const DOORS: Record<DemoDoor, DoorPlan> = {
+  dynamic: {
+    open: dynamicFrontDoor,
+    through: "Pulumi's dynamic-provider server",
+    typePrefix: "pulumi-nodejs:dynamic/gpucloud:",
+    providerCode: true,
+  },
+  native: {
+    open: () => nativeFrontDoor(),
+    through: "the native plugin pulumi-resource-gpucloud",
+    typePrefix: "gpucloud:index:",
+    providerCode: false,
+  },
+};
 
 export interface DemoReport {
   preview: OperationResult;
@@ -86,6 +126,7 @@ export class Demo {
       progress.stop();
       this.show(up);
       expectPlan(up, everyone(names, "create"));
+      this.expectStateThroughDoor(stack);
       await this.expectServicesReady(up.outputs.serviceUrls);
       const uuids = instanceIds(stack);
       await Promise.all(names.map((n) => this.admin("PUT", `/instances/${uuids[n]}/utilization`, busy())));
@@ -176,7 +217,7 @@ export class Demo {
     });
     this.write(
       `${this.s.bold("pulumi-gpucloud demo")}: the fleet example (examples/fleet) against a local emulator at ` +
-        `${this.emulator.url} (simulated clock x${timeScale}).\n`,
+        `${this.emulator.url} (simulated clock x${timeScale}), through ${this.door.through}.\n`,
     );
     this.api = new GpuCloudClient({ baseUrl: this.emulator.url, apiKey: API_KEY });
     this.progress = new Progress(this.write, this.tty, this.api, this.s);
@@ -206,9 +247,33 @@ export class Demo {
       project: "gpucloud-fleet",
       stack: "demo",
       config,
+      frontDoor: this.door.open(),
       onEvent: this.progress.onEvent,
     });
     return { stack: this.stack, api: this.api, progress: this.progress };
+  }
+
+  private get door(): DoorPlan {
+    return DOORS[this.options.door ?? "dynamic"];
+  }
+
+  /** The state keeps the fleet as the door stores it: under its type tokens, with or without provider code. */
+  private expectStateThroughDoor(stack: Stack): void {
+    const { typePrefix, providerCode } = this.door;
+    const resources = stack.current.resources;
+    const misfiled = resources.filter(
+      (r) => !r.type.startsWith(typePrefix) || (r.provider !== undefined) !== providerCode,
+    );
+    if (misfiled.length > 0) {
+      throw new DemoError(
+        `Through ${this.door.through} the state should keep every resource as ${typePrefix}* ` +
+          `${providerCode ? "with" : "without"} provider code, but not ${misfiled.map((r) => `${r.name} (${r.type})`).join(", ")}.`,
+      );
+    }
+    this.say(
+      `The state keeps ${resources.length} resources as ${typePrefix}*, ` +
+        `${providerCode ? "each with its provider's code" : "with no provider code"}.`,
+    );
   }
 
   private heading(step: string, title: string): void {
@@ -302,8 +367,41 @@ export function expectPlan(result: OperationResult, expected: Expected): void {
   }
 }
 
+/** The command line was not understood. */
+export class DemoUsageError extends Error {
+  override readonly name = "DemoUsageError";
+}
+
+const USAGE = "Usage: npm run demo [-- --door dynamic|native]";
+
+/** `npm run demo -- --door native`: the demo's options from its command line. */
+export function demoOptionsFrom(args: string[]): DemoOptions {
+  let values: { door?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { door: { type: "string" } }, strict: true }));
+  } catch (err) {
+    throw new DemoUsageError(`${(err as Error).message}. ${USAGE}`);
+  }
+  const door = values.door ?? "dynamic";
+  if (!(DEMO_DOORS as readonly string[]).includes(door)) {
+    throw new DemoUsageError(
+      `--door must be ${DEMO_DOORS.join(" or ")}, not "${door}": dynamic runs the resources through ` +
+        `Pulumi's dynamic-provider server, native through the package's plugin. ${USAGE}`,
+    );
+  }
+  return { door: door as DemoDoor };
+}
+
 async function main(): Promise<void> {
-  const demo = new Demo();
+  let options: DemoOptions;
+  try {
+    options = demoOptionsFrom(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const demo = new Demo(options);
   const interrupted = () => {
     process.stdout.write("\nInterrupted: stopping the provider server and the emulator.\n");
     void demo.cleanup().finally(() => process.exit(130));

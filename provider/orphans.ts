@@ -5,7 +5,15 @@
  * Instance resource holds, flagging those a pending create probably made. Pure logic: no I/O here.
  */
 
-export const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
+/** An Instance as the state keeps it: through the dynamic providers, or through the native plugin. */
+export const INSTANCE_TYPES: readonly string[] = [
+  "pulumi-nodejs:dynamic/gpucloud:Instance",
+  "gpucloud:index:Instance",
+];
+
+function isInstance(resource: StackResource | undefined): boolean {
+  return resource?.type !== undefined && INSTANCE_TYPES.includes(resource.type);
+}
 
 /** The part of `pulumi stack export` (version 3) this reads; every other field is ignored. */
 export interface StackResource {
@@ -98,7 +106,7 @@ export function knownInstanceIds(stacks: StackExport[]): Set<string> {
       ...(e.deployment?.pending_operations ?? []).flatMap((op) => (op.resource ? [op.resource] : [])),
     ];
     for (const resource of resources) {
-      if (resource.type === INSTANCE_TYPE) instanceIdsOf(resource).forEach((id) => ids.add(id));
+      if (isInstance(resource)) instanceIdsOf(resource).forEach((id) => ids.add(id));
     }
   }
   return ids;
@@ -107,7 +115,7 @@ export function knownInstanceIds(stacks: StackExport[]): Set<string> {
 export function pendingCreates(stacks: StackExport[]): PendingCreate[] {
   return stacks.flatMap((e) =>
     (e.deployment?.pending_operations ?? []).flatMap((op) =>
-      op.type === "creating" && op.resource?.type === INSTANCE_TYPE && op.resource.urn
+      op.type === "creating" && isInstance(op.resource) && op.resource?.urn
         ? [{ urn: op.resource.urn, stack: stackOf(op.resource.urn), inputs: op.resource.inputs ?? {} }]
         : [],
     ),

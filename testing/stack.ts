@@ -614,9 +614,12 @@ function result(operation: Operation, steps: Step[], outputs: Props, started: nu
   return { operation, steps, outputs, durationMs: Date.now() - started };
 }
 
-/** `pulumi-nodejs:dynamic/gpucloud:Instance` -> `gpucloud:Instance`, as the Pulumi CLI shows dynamic types. */
+/**
+ * A type as the Pulumi CLI shows it: `pulumi-nodejs:dynamic/gpucloud:Instance` and `gpucloud:index:Instance`
+ * both as `gpucloud:Instance`.
+ */
 export function typeName(type: string): string {
-  return type.replace(/^pulumi-nodejs:dynamic\//, "");
+  return type.replace(/^pulumi-nodejs:dynamic\//, "").replace(/^([^:]+):index:/, "$1:");
 }
 
 function stepError(step: Step, cause: Error): StepError {

@@ -1,5 +1,13 @@
 import { isSecret } from "../../testing";
-import { DemoError, expectPlan, runDemo, type DemoReport } from "../../demo/run";
+import {
+  DEMO_DOORS,
+  DemoError,
+  demoOptionsFrom,
+  DemoUsageError,
+  expectPlan,
+  runDemo,
+  type DemoReport,
+} from "../../demo/run";
 
 function summary(report: DemoReport, step: keyof Omit<DemoReport, "durationMs">) {
   return Object.fromEntries(
@@ -7,12 +15,27 @@ function summary(report: DemoReport, step: keyof Omit<DemoReport, "durationMs">)
   );
 }
 
-describe("npm run demo", () => {
+/** How each door keeps the fleet in the state, as the demo reports it after up. */
+const STATE_LINE = {
+  dynamic: "The state keeps 6 resources as pulumi-nodejs:dynamic/gpucloud:*, each with its provider's code.",
+  native: "The state keeps 6 resources as gpucloud:index:*, with no provider code.",
+};
+
+describe.each(DEMO_DOORS)("npm run demo -- --door %s", (door) => {
   let report: DemoReport;
   let printed = "";
 
   beforeAll(async () => {
-    report = await runDemo({ write: (text) => (printed += text), tty: false });
+    report = await runDemo({ write: (text) => (printed += text), tty: false, door });
+  });
+
+  it("runs the fleet through the chosen front door, and the state shows it", () => {
+    expect(printed).toContain(
+      door === "native"
+        ? "through the native plugin pulumi-resource-gpucloud."
+        : "through Pulumi's dynamic-provider server.",
+    );
+    expect(printed).toContain(STATE_LINE[door]);
   });
 
   it("previews and creates three instances, each with its idle policy", () => {
@@ -71,5 +94,24 @@ describe("npm run demo", () => {
     expect(() => expectPlan(report.refresh, inSync)).toThrow(
       "The refresh did not go as expected: fleet-0: update instead of same; fleet-1: update instead of same.",
     );
+  });
+});
+
+describe("npm run demo's command line", () => {
+  it("runs through the dynamic door unless --door says native", () => {
+    expect(demoOptionsFrom([])).toEqual({ door: "dynamic" });
+    expect(demoOptionsFrom(["--door", "native"])).toEqual({ door: "native" });
+    expect(demoOptionsFrom(["--door=dynamic"])).toEqual({ door: "dynamic" });
+  });
+
+  it("refuses an unknown door or flag, naming it and the choices", () => {
+    expect(() => demoOptionsFrom(["--door", "grpc"])).toThrow(DemoUsageError);
+    expect(() => demoOptionsFrom(["--door", "grpc"])).toThrow(
+      /^--door must be dynamic or native, not "grpc": .*Usage: npm run demo \[-- --door dynamic\|native\]$/,
+    );
+    expect(() => demoOptionsFrom(["--doors", "native"])).toThrow(
+      /Unknown option '--doors'.*Usage: npm run demo/,
+    );
+    expect(() => demoOptionsFrom(["--door"])).toThrow(/--door.*argument missing.*Usage: npm run demo/);
   });
 });

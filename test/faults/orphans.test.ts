@@ -233,6 +233,35 @@ describe("findOrphans", () => {
     ]);
   });
 
+  it("knows the instances and pending creates of a stack run through the native plugin", () => {
+    const NATIVE_TYPE = "gpucloud:index:Instance";
+    const report = findOrphans(
+      [cloud("i-1"), cloud("i-2", { title: "web" }), cloud("i-3", { gpu_nums: 8 })],
+      [
+        {
+          deployment: {
+            resources: [{ urn: `urn:pulumi:a::p::${NATIVE_TYPE}::one`, type: NATIVE_TYPE, id: "i-1" }],
+            pending_operations: [
+              {
+                type: "creating",
+                resource: {
+                  urn: `urn:pulumi:a::p::${NATIVE_TYPE}::web`,
+                  type: NATIVE_TYPE,
+                  inputs: { gpuUuid: "g", gpuNums: 1, title: "web" },
+                },
+              },
+            ],
+          },
+        },
+      ],
+    );
+    expect(report.pendingCreates.map((p) => p.urn)).toEqual([`urn:pulumi:a::p::${NATIVE_TYPE}::web`]);
+    expect(report.orphans.map((o) => [o.instanceUuid, o.pendingCreates.length])).toEqual([
+      ["i-2", 1],
+      ["i-3", 0],
+    ]);
+  });
+
   it("refuses what is not a stack export, saying what to pass", () => {
     expect(() => asStackExport({ resources: [] }, "state.json")).toThrow(
       /state.json is not the output of `pulumi stack export`/,

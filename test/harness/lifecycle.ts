@@ -1,14 +1,18 @@
 import * as assert from "node:assert/strict";
 import {
+  dynamicFrontDoor,
+  type FrontDoor,
+  type FrontDoorFactory,
+  type ResourceRef,
+} from "../../testing/front-door";
+import {
   assertBuilt,
   ensurePackageLink,
-  reveal,
-  startProviderServer,
+  REPO_ROOT,
+  withoutGpucloudEnv,
   type CheckResult,
   type DiffChanges,
   type DiffResult,
-  type ProviderServer,
-  type ProviderServerOptions,
   type Props,
   type ReadResult,
 } from "./server";
@@ -47,18 +51,23 @@ export interface LifecycleSpec {
   keep?: boolean;
 }
 
-export interface HarnessOptions extends ProviderServerOptions {
-  /** Serialized provider text per resource type name, e.g. `{ Instance: text }`. */
-  providers: Record<string, string>;
-  /** Module part of the type token: `pulumi-nodejs:dynamic/<module>:<type>`. */
+export interface HarnessOptions {
+  /** How requests reach the provider (default: Pulumi's dynamic-provider server). */
+  frontDoor?: FrontDoorFactory;
+  /** Serialized provider text per resource type name, e.g. `{ Instance: text }`: what the dynamic door sends. */
+  providers?: Record<string, string>;
+  /** Module part of the program's type token: `pulumi-nodejs:dynamic/<module>:<type>`. */
   module: string;
   /** Stack config sent with Configure (fully qualified keys); omit to send no Configure at all. */
   config?: Props;
+  /** Working directory of the provider process: where a serialized provider resolves its `require`s (default: the repository). */
+  cwd?: string;
+  /** Environment of the provider process (default: this process's, without GPUCLOUD_* variables, so tests see only their own config). */
+  env?: NodeJS.ProcessEnv;
 }
 
-function withoutProvider(props: Props): Props {
-  const { [PROVIDER_KEY]: _provider, ...rest } = props;
-  return rest;
+function urnOf(type: string, name: string): string {
+  return `urn:pulumi:stack::project::${type}::${name}`;
 }
 
 function sortedReplaces(diff: DiffResult): string[] {
@@ -66,49 +75,61 @@ function sortedReplaces(diff: DiffResult): string[] {
 }
 
 /**
- * Drives a dynamic provider through the real dynamic-provider server, the way the engine does:
- * every request carries `__provider`, results come back without it. Mirrors the calls of
- * pulumi-go-provider's `integration` package (check, diff, create, read, update, delete, lifecycle).
+ * Drives a provider through a front door, the way the engine does: through the dynamic door every request
+ * carries `__provider` and results come back without it; through the native door the package's plugin sees
+ * its own type tokens and the config as provider properties. Mirrors the calls of pulumi-go-provider's
+ * `integration` package (check, diff, create, read, update, delete, lifecycle).
  */
 export class Harness {
   private constructor(
-    readonly server: ProviderServer,
+    private readonly door: FrontDoor,
     private readonly options: HarnessOptions,
   ) {}
 
   static async start(options: HarnessOptions): Promise<Harness> {
-    if (Object.values(options.providers).some((text) => text.includes("pulumi-gpucloud"))) {
+    if (Object.values(options.providers ?? {}).some((text) => text.includes("pulumi-gpucloud"))) {
       assertBuilt();
       ensurePackageLink();
     }
-    const server = await startProviderServer(options);
-    if (options.config) await server.configure(options.config);
-    return new Harness(server, options);
+    const open = options.frontDoor ?? dynamicFrontDoor();
+    const door = await open({ cwd: options.cwd ?? REPO_ROOT, env: options.env ?? withoutGpucloudEnv() });
+    try {
+      if (options.config) await door.configure(options.config);
+    } catch (err) {
+      await door.close();
+      throw err;
+    }
+    return new Harness(door, options);
   }
 
   stop(): Promise<void> {
-    return this.server.stop();
+    return this.door.close();
   }
 
+  /** What the provider process wrote to stderr so far (its logs: the dynamic server's, the plugin's). */
+  get stderr(): string {
+    return this.door.stderr;
+  }
+
+  /** The URN under which the provider behind the door knows a resource of the program. */
   urn(resource: string, name = "test"): string {
-    return `urn:pulumi:stack::project::pulumi-nodejs:dynamic/${this.options.module}:${resource}::${name}`;
+    return this.ref(resource, name).urn;
   }
 
-  private provider(resource: string): string {
-    const text = this.options.providers[resource];
-    if (!text) throw new Error(`no serialized provider registered for ${resource}`);
-    return text;
+  /** The resource as the program registers it, admitted through the door: its type token and provider text. */
+  private ref(resource: string, name = "test"): ResourceRef {
+    const programType = `pulumi-nodejs:dynamic/${this.options.module}:${resource}`;
+    const provider = this.options.providers?.[resource];
+    const admitted = this.door.admit({
+      urn: urnOf(programType, name),
+      type: programType,
+      inputs: provider === undefined ? {} : { [PROVIDER_KEY]: provider },
+    });
+    return { urn: urnOf(admitted.type, name), type: admitted.type, provider: admitted.provider };
   }
 
-  /** As the engine sends them to a server that does not accept secrets: unwrapped, with `__provider`. */
-  private withProvider(resource: string, props: Props): Props {
-    return reveal({ ...props, [PROVIDER_KEY]: this.provider(resource) }) as Props;
-  }
-
-  async check(resource: string, news: Props, olds: Props = {}): Promise<CheckResult> {
-    const oldProps = Object.keys(olds).length ? this.withProvider(resource, olds) : {};
-    const result = await this.server.check(this.urn(resource), oldProps, this.withProvider(resource, news));
-    return { ...result, inputs: withoutProvider(result.inputs) };
+  check(resource: string, news: Props, olds: Props = {}): Promise<CheckResult> {
+    return this.door.check(this.ref(resource), olds, news);
   }
 
   /** Checks and fails with every failure listed when there is any. */
@@ -119,31 +140,16 @@ export class Harness {
   }
 
   diff(resource: string, id: string, oldOutputs: Props, news: Props): Promise<DiffResult> {
-    return this.server.diff(
-      this.urn(resource),
-      id,
-      this.withProvider(resource, oldOutputs),
-      this.withProvider(resource, news),
-    );
+    return this.door.diff(this.ref(resource), id, oldOutputs, news);
   }
 
   async create(resource: string, inputs: Props): Promise<ResourceState> {
-    const { id, outputs } = await this.server.create(this.urn(resource), this.withProvider(resource, inputs));
-    return { id, inputs, outputs: withoutProvider(outputs) };
+    const { id, outputs } = await this.door.create(this.ref(resource), inputs);
+    return { id, inputs, outputs };
   }
 
-  async read(resource: string, state: ResourceState): Promise<ReadResult> {
-    const result = await this.server.read(
-      this.urn(resource),
-      state.id,
-      this.withProvider(resource, state.outputs),
-      this.withProvider(resource, state.inputs),
-    );
-    return {
-      id: result.id,
-      outputs: withoutProvider(result.outputs),
-      inputs: result.inputs ? withoutProvider(result.inputs) : undefined,
-    };
+  read(resource: string, state: ResourceState): Promise<ReadResult> {
+    return this.door.read(this.ref(resource), state.id, state.outputs, state.inputs);
   }
 
   /** Refresh: the state as the engine stores it after a read (empty id = the resource is gone). */
@@ -153,17 +159,12 @@ export class Harness {
   }
 
   async update(resource: string, state: ResourceState, news: Props): Promise<ResourceState> {
-    const outputs = await this.server.update(
-      this.urn(resource),
-      state.id,
-      this.withProvider(resource, state.outputs),
-      this.withProvider(resource, news),
-    );
-    return { id: state.id, inputs: news, outputs: withoutProvider(outputs) };
+    const outputs = await this.door.update(this.ref(resource), state.id, state.outputs, news);
+    return { id: state.id, inputs: news, outputs };
   }
 
   delete(resource: string, state: ResourceState): Promise<void> {
-    return this.server.delete(this.urn(resource), state.id, this.withProvider(resource, state.outputs));
+    return this.door.delete(this.ref(resource), state.id, state.outputs);
   }
 
   /** Asserts that a refresh finds the resource unchanged and that the program's inputs show no diff. */

@@ -1,7 +1,4 @@
 /** The engine's parts the provider tests drive directly, and this repository's dev setup. */
-import { REPO_ROOT } from "../../dev/self-link";
-import { startDynamicProviderServer } from "../../testing/front-door";
-import type { ProviderProcess } from "../../testing/provider-process";
 
 export {
   ResourceInitFailedError,
@@ -15,23 +12,7 @@ export {
 export { isSecret, reveal, secret, UNKNOWN, type Props, type WrappedSecret } from "../../testing/wire";
 export { assertBuilt, ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
 
-export type ProviderServer = ProviderProcess;
-
-export interface ProviderServerOptions {
-  /** Working directory of the server: where the serialized provider resolves its `require`s (default: the repository). */
-  cwd?: string;
-  /** Environment of the server process (default: this process's, without GPUCLOUD_* variables, so tests see only their own config). */
-  env?: NodeJS.ProcessEnv;
-}
-
+/** This process's environment without GPUCLOUD_* variables, so that tests see only their own config. */
 export function withoutGpucloudEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GPUCLOUD_")));
-}
-
-/** Pulumi's dynamic-provider server, started the way the engine starts it. */
-export function startProviderServer(options: ProviderServerOptions = {}): Promise<ProviderServer> {
-  return startDynamicProviderServer({
-    cwd: options.cwd ?? REPO_ROOT,
-    env: options.env ?? withoutGpucloudEnv(),
-  });
 }

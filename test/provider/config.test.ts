@@ -57,6 +57,6 @@ describe("provider configuration", () => {
     const error = await h.create("Instance", await h.checked("Instance", spec)).catch((e: Error) => e);
     expect(String(error)).toMatch(/authentication|401/i);
     expect(String(error)).not.toContain(key);
-    expect(h.server.stderr).not.toContain(key);
+    expect(h.stderr).not.toContain(key);
   });
 });

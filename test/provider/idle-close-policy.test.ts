@@ -115,7 +115,7 @@ describe("IdleClosePolicy against the emulator", () => {
       ).rejects.toThrow(/abnormal state/);
 
       await w.h.delete("IdleClosePolicy", policy);
-      expect(w.h.server.stderr).toContain(
+      expect(w.h.stderr).toContain(
         `warning: IdleClosePolicy of instance ${instance.id}: removed from the stack without cancelling it in the cloud, ` +
           "because the instance cannot run anymore (status 23, stopped abnormally), so the policy can never fire. " +
           `The cloud refused the cancel: Could not set idle-close on instance ${instance.id}`,
@@ -127,7 +127,7 @@ describe("IdleClosePolicy against the emulator", () => {
     it("still fails when the cloud refuses the cancel of a policy that matters", async () => {
       await w.emu.admin("POST", `/keys/demo-key/disable`);
       await expect(w.h.delete("IdleClosePolicy", policy)).rejects.toThrow(/Could not/);
-      expect(w.h.server.stderr).not.toContain(`IdleClosePolicy of instance ${instance.id}`);
+      expect(w.h.stderr).not.toContain(`IdleClosePolicy of instance ${instance.id}`);
     });
   });
 

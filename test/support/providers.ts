@@ -1,9 +1,19 @@
-/** The gpucloud providers as the engine runs them: their stored `__provider` texts, their config, their server. */
+/**
+ * The gpucloud providers as the engine runs them, through either front door: the dynamic providers (their
+ * stored `__provider` texts and Pulumi's dynamic-provider server) or the package's native plugin.
+ */
 import { IdleClosePolicy, Instance, PersonalImage } from "pulumi-gpucloud";
-import { Harness, secret, serializedProvider, type Props } from "../harness";
+import { gpucloudPlugin, nativeFrontDoor } from "../../testing/front-door";
+import { assertBuilt, Harness, secret, serializedProvider, type Props } from "../harness";
 import { DEMO_KEY } from "../emulator/helpers";
 
 export type Kind = "Instance" | "IdleClosePolicy" | "PersonalImage";
+
+/** How the engine reaches the provider: Pulumi's dynamic-provider server, or the package's native plugin. */
+export type Door = "dynamic" | "native";
+
+/** Both front doors, for `describe.each(DOORS)`. */
+export const DOORS: readonly Door[] = ["dynamic", "native"];
 
 let captured: Promise<Record<Kind, string>> | undefined;
 
@@ -33,16 +43,26 @@ export function providerConfig(url: string, key = DEMO_KEY, more: Props = {}): P
 }
 
 export interface ProviderServerOptions {
+  /** The front door (default: dynamic). */
+  door?: Door;
   /** The stack config sent with Configure; none means no Configure call at all. */
   config?: Props;
   env?: NodeJS.ProcessEnv;
-  /** The stored providers to run (default: those of this repository's resource classes). */
+  /** The stored providers the dynamic door runs (default: those of this repository's resource classes). */
   providers?: Record<Kind, string>;
-  /** The server's working directory, where the stored providers resolve their requires. */
+  /** The provider process's working directory, where the stored providers resolve their requires. */
   cwd?: string;
 }
 
-/** A dynamic-provider server running the gpucloud providers, driven like the engine drives it. */
-export async function gpucloudHarness(options: ProviderServerOptions = {}): Promise<Harness> {
+/** The gpucloud providers behind the chosen front door, driven like the engine drives them. */
+export async function gpucloudHarness({
+  door = "dynamic",
+  ...options
+}: ProviderServerOptions = {}): Promise<Harness> {
+  if (door === "native") {
+    // The plugin is the package's own build, dist/provider/native/main.js.
+    assertBuilt();
+    return Harness.start({ frontDoor: nativeFrontDoor(gpucloudPlugin()), module: "gpucloud", ...options });
+  }
   return Harness.start({ providers: await providerTexts(), module: "gpucloud", ...options });
 }

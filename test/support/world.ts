@@ -4,9 +4,11 @@ import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import type { Harness, Props } from "../harness";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 import { advancing } from "./clock";
-import { gpucloudHarness, providerConfig, type ProviderServerOptions } from "./providers";
+import { gpucloudHarness, providerConfig, type Door, type ProviderServerOptions } from "./providers";
 
 export interface World {
+  /** The front door of `h`. */
+  door: Door;
   emu: TestEmulator;
   /** The emulator object itself (it runs in this process): its fault table, its rooms. */
   emulator: Emulator;
@@ -28,6 +30,8 @@ export interface World {
 }
 
 export interface WorldOptions {
+  /** The front door of the world's provider (default: dynamic). */
+  door?: Door;
   emulator?: EmulatorOptions;
   /** Other stored providers or another working directory for the provider server. */
   server?: Pick<ProviderServerOptions, "providers" | "cwd">;
@@ -41,6 +45,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const emu = await startTestEmulator(options.emulator);
   const h = await gpucloudHarness({
     ...options.server,
+    door: options.door,
     config: providerConfig(emu.url, options.key, options.config),
   }).catch(async (err: unknown) => {
     await emu.close();
@@ -52,6 +57,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const gpu4090 = await gpuUuid(emu, "4090D", options.key);
   const gpu5090 = await gpuUuid(emu, "5090", options.key);
   return {
+    door: options.door ?? "dynamic",
     emu,
     emulator,
     h,
