@@ -143,8 +143,9 @@ describe("creates whose answers are lost", () => {
 
   describe("when the outcome stays unknown", () => {
     /**
-     * Creates with `lose` armed for the create call and the instance list failing from then on. The
-     * shortest wait: the record is written once the settle time after the lost answer has passed.
+     * Creates with `lose` armed for the create call and the instance list failing from then on. It
+     * waits the least it may (1 s): the record is written only once the settle time after the lost
+     * answer has passed, whatever the deadline.
      */
     const pendingCreate = async (
       more: Props,
