@@ -1,5 +1,5 @@
 /**
- * Scenario 2, a 429 storm: the emulator allows 5 requests per second per key and one provider server
+ * Scenario 2, a 429 storm: the emulator allows 20 requests per second per key and one provider server
  * gets 300 concurrent reads and updates. Every operation must succeed, and after the provider receives
  * a 429 it must send nothing before that 429's Retry-After has passed. That is judged on the provider's
  * own request log (GPUCLOUD_REQUEST_LOG), which records when each request went on the wire: arrival
@@ -20,7 +20,8 @@ import { gpucloudHarness, providerConfig } from "../support/providers";
 import { bounded, seconds, seeded } from "./schedule";
 import { reportFigure } from "../support/figures";
 
-const RATE = 5;
+/** High enough that the storm takes seconds, low enough that 300 operations at once meet it many times. */
+const RATE = 20;
 const OPERATIONS = 300;
 const UPDATES = 60;
 const INSTANCES = 10;

@@ -25,8 +25,12 @@ const CONCURRENCY = 10;
 /** The kill comes once this many creates have been acknowledged. */
 const RESTART_AFTER = 10;
 const CLI = path.join(REPO_ROOT, "dist", "emulator", "cli.js");
-/** How long the emulator stays down: far longer than the client's own retries of one request ride out. */
-const OUTAGE_MS = 10_000;
+/**
+ * How long the emulator stays down: longer than the client's own retries of one request can ride out
+ * (3 resends after backoffs of at most 0.5, 1 and 2 s: 3.5 s), so creates live through it only by
+ * retrying until their own deadline.
+ */
+const OUTAGE_MS = 5_000;
 /** The provider's request timeout: small, so a create cut off by the kill is settled in seconds. */
 const REQUEST_TIMEOUT_MS = "2000";
 

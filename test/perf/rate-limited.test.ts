@@ -1,5 +1,5 @@
 /**
- * Under the emulator's `--rate-limit 10`: the client learns the allowed rate from its first wave of 429s
+ * Under the emulator's `--rate-limit 20`: the client learns the allowed rate from its first wave of 429s
  * and keeps under it, and waits that queued behind a fleet's writes poll again soon after them (a walk
  * costs its paced pages, not the time it queued).
  */
@@ -9,7 +9,7 @@ import { InstancesRoom } from "../../emulator/instances/routes";
 import { InstanceReads } from "../../provider/resources/instance/reads";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 
-const RATE = 10;
+const RATE = 20;
 
 describe("a client under a rate limit", () => {
   let t: TestEmulator;
@@ -45,7 +45,7 @@ describe("a client under a rate limit", () => {
     const balances = await Promise.all(Array.from({ length: 60 }, () => api.account.balance()));
     expect(balances).toHaveLength(60);
     expect(events.filter((e) => e.status === 429).length).toBeGreaterThan(0);
-    // Ten a second, 5 % apart: 105 ms; a straggler of the first wave can make it a tenth more.
+    // Twenty a second, 5 % apart: 52.5 ms; a straggler of the first wave can make it a tenth more.
     expect(api.pacingMs).toBeGreaterThanOrEqual(1000 / RATE);
     expect(api.pacingMs).toBeLessThan((1.25 * 1000) / RATE);
     // The old gate doubled and shrank its spacing, sending bursts above the limit every few seconds.
@@ -66,8 +66,8 @@ describe("a client under a rate limit", () => {
     );
     const walks = events.filter((e) => e.path.startsWith("/instance/list") && e.status === 200);
     expect(walks.length).toBeGreaterThanOrEqual(1);
-    // The pause after a walk is 3 walks' worth of budget: 3 x 105 ms for one page. Judging the walk by
-    // the seconds it queued behind 40 destroys (about 4 s) paused for about 12 s.
+    // The pause after a walk is 3 walks' worth of budget: 3 x 52.5 ms for one page. Judging the walk by
+    // the seconds it queued behind 40 destroys (about 2 s) paused for about 6 s.
     expect(Math.max(...gone) - lastDestroyAnswered).toBeLessThan(2000);
   });
 

@@ -17,6 +17,11 @@ const OTHER_KEY = "other-key";
 const CONFIG = { "gpucloud:requestTimeoutMs": "500" };
 const CREATE = "/instance/create_by_pod";
 const PENDING_ID = /^pending-create:\d+:[0-9a-f]{8}$/;
+/**
+ * How much later on the cloud's clock a later run comes, where its timing is not what a test is about:
+ * past every window of the earlier run, so the quiet rule counts a candidate's age.
+ */
+const LATER_RUN_SECONDS = 60;
 
 jest.setTimeout(180_000);
 
@@ -34,6 +39,10 @@ describe("creates whose answers are lost", () => {
   afterAll(async () => {
     await other?.close();
     await w?.stop();
+  });
+  const laterRuns: Promise<Harness>[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(laterRuns.splice(0).map(async (run) => (await run).stop()));
   });
   beforeEach(async () => {
     w.emulator.faults.clear();
@@ -133,12 +142,16 @@ describe("creates whose answers are lost", () => {
   });
 
   describe("when the outcome stays unknown", () => {
-    /** Creates with `lose` armed for the create call and the instance list failing from then on. */
+    /**
+     * Creates with `lose` armed for the create call and the instance list failing from then on. It
+     * waits the least it may (1 s): the record is written only once the settle time after the lost
+     * answer has passed, whatever the deadline.
+     */
     const pendingCreate = async (
       more: Props,
       lose: "drop_after_commit" | "reset",
     ): Promise<ResourceState> => {
-      const news = await inputs({ waitTimeoutSeconds: 2, ...more });
+      const news = await inputs({ waitTimeoutSeconds: 1, ...more });
       const undo = whenCalled(CREATE, () =>
         w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
       );
@@ -178,8 +191,13 @@ describe("creates whose answers are lost", () => {
     });
 
     it("records a pending create in state, and refresh, up and destroy of a later run resolve it", async () => {
+      const later = nextRun();
       const forRefresh = await pendingCreate({ title: "refreshed", gpuNums: 1 }, "drop_after_commit");
-      const forUp = await pendingCreate({ title: "replaced", gpuNums: 2 }, "drop_after_commit");
+      // Its replacement waits for the instance to run, within waitTimeoutSeconds.
+      const forUp = await pendingCreate(
+        { title: "replaced", gpuNums: 2, waitTimeoutSeconds: 2 },
+        "drop_after_commit",
+      );
       const forDestroy = await pendingCreate({ title: "destroyed", gpuNums: 4 }, "drop_after_commit");
       const neverMade = await pendingCreate({ title: "never", gpuNums: 8 }, "reset");
       expect(forRefresh.outputs.pendingCreate).toMatchObject({
@@ -189,46 +207,45 @@ describe("creates whose answers are lost", () => {
       const made = Object.keys(await titles());
       expect(made).toHaveLength(3);
 
-      const next = await nextRun();
-      try {
-        const refreshed = await next.refresh("Instance", forRefresh);
-        expect(made).toContain(refreshed.id);
-        expect(refreshed.outputs).toMatchObject({
-          instanceUuid: refreshed.id,
-          title: "refreshed",
-          pendingCreate: null,
-        });
+      await w.emu.advance(LATER_RUN_SECONDS);
+      const next = await later;
+      const refreshed = await next.refresh("Instance", forRefresh);
+      expect(made).toContain(refreshed.id);
+      expect(refreshed.outputs).toMatchObject({
+        instanceUuid: refreshed.id,
+        title: "refreshed",
+        pendingCreate: null,
+      });
 
-        const diff = await next.diff("Instance", forUp.id, forUp.outputs, forUp.inputs);
-        expect(diff).toMatchObject({ changes: "some", replaces: ["pendingCreate"] });
-        const replacement = await w.advancing(next.create("Instance", forUp.inputs));
-        await next.delete("Instance", forUp);
-        expect(made).toContain(replacement.id);
+      const diff = await next.diff("Instance", forUp.id, forUp.outputs, forUp.inputs);
+      expect(diff).toMatchObject({ changes: "some", replaces: ["pendingCreate"] });
+      const replacement = await w.advancing(next.create("Instance", forUp.inputs));
+      await next.delete("Instance", forUp);
+      expect(made).toContain(replacement.id);
 
-        await next.delete("Instance", forDestroy);
-        expect(await next.refresh("Instance", neverMade)).toMatchObject({ id: "" });
+      await next.delete("Instance", forDestroy);
+      expect(await next.refresh("Instance", neverMade)).toMatchObject({ id: "" });
 
-        expect(await titles()).toEqual({ [refreshed.id]: "refreshed", [replacement.id]: "replaced" });
-        expect(await createCalls()).toBe(4);
-      } finally {
-        await next.stop();
-      }
+      expect(await titles()).toEqual({ [refreshed.id]: "refreshed", [replacement.id]: "replaced" });
+      expect(await createCalls()).toBe(4);
     });
 
     it("resolves several pending records of one spec together, one instance each", async () => {
+      const later = nextRun();
       const a = await pendingCreate({ title: "a" }, "drop_after_commit");
       const b = await pendingCreate({ title: "b" }, "drop_after_commit");
-      const next = await nextRun();
-      try {
-        const [ra, rb] = await Promise.all([next.refresh("Instance", a), next.refresh("Instance", b)]);
-        expect(new Set([ra.id, rb.id]).size).toBe(2);
-        expect(await titles()).toEqual({ [ra.id]: "a", [rb.id]: "b" });
-      } finally {
-        await next.stop();
-      }
+      await w.emu.advance(LATER_RUN_SECONDS);
+      const next = await later;
+      const [ra, rb] = await Promise.all([next.refresh("Instance", a), next.refresh("Instance", b)]);
+      expect(new Set([ra.id, rb.id]).size).toBe(2);
+      expect(await titles()).toEqual({ [ra.id]: "a", [rb.id]: "b" });
     });
 
     it("keeps a record ambiguous while a foreign untitled instance shares its window, and resolves it once that one is titled", async () => {
+      // The later run comes at once on the cloud's clock: it waits out what is left of the settle time.
+      // A refresh of the record waits at most waitTimeoutSeconds (3): the second one here needs the
+      // settle, quiet and claim times, 1 s each.
+      const later = nextRun();
       let theirs: Promise<Instance> | undefined;
       const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate()));
       await fault("drop_after_commit");
@@ -248,37 +265,31 @@ describe("creates whose answers are lost", () => {
       });
       const record: ResourceState = { id: failure.id, inputs: {}, outputs: failure.properties };
 
-      const next = await nextRun();
-      try {
-        const ambiguous = await next.refresh("Instance", record).catch((e: Error) => e);
-        expect(String(ambiguous)).toMatch(new RegExp(`Could not resolve the pending create ${failure.id}`));
-        expect(String(ambiguous)).toContain(foreign);
-        expect(String(ambiguous)).toContain(ours);
-        expect(String(ambiguous)).toMatch(/Title or destroy the instance that is not this stack's/);
+      const next = await later;
+      const ambiguous = await next.refresh("Instance", record).catch((e: Error) => e);
+      expect(String(ambiguous)).toMatch(new RegExp(`Could not resolve the pending create ${failure.id}`));
+      expect(String(ambiguous)).toContain(foreign);
+      expect(String(ambiguous)).toContain(ours);
+      expect(String(ambiguous)).toMatch(/Title or destroy the instance that is not this stack's/);
 
-        await other.instances.updateTitle(foreign, "theirs");
-        const resolved = await next.refresh("Instance", record);
-        expect(resolved.id).toBe(ours);
-        expect(await titles()).toEqual({ [ours]: "ours", [foreign]: "theirs" });
-      } finally {
-        await next.stop();
-      }
+      await other.instances.updateTitle(foreign, "theirs");
+      const resolved = await next.refresh("Instance", record);
+      expect(resolved.id).toBe(ours);
+      expect(await titles()).toEqual({ [ours]: "ours", [foreign]: "theirs" });
     });
 
     it("destroys nothing when the only candidate of a pending record was titled by someone else", async () => {
+      const later = nextRun();
       const record = await pendingCreate({ title: "mine" }, "drop_after_commit");
       const [candidate] = Object.keys(await titles());
       await other.instances.updateTitle(candidate, "theirs");
-      const next = await nextRun();
-      try {
-        await next.delete("Instance", record);
-        expect(await titles()).toEqual({ [candidate]: "theirs" });
-      } finally {
-        await next.stop();
-      }
+      await w.emu.advance(LATER_RUN_SECONDS);
+      await (await later).delete("Instance", record);
+      expect(await titles()).toEqual({ [candidate]: "theirs" });
     });
 
     it("lets only one of two stacks refreshing at once adopt the one instance both records could be", async () => {
+      const later = [nextRun(), nextRun()];
       const undo = whenCalled(CREATE, () =>
         w.emulator.faults.add({ path: "/instance/list", kind: "http_503", probability: 1 }),
       );
@@ -293,25 +304,29 @@ describe("creates whose answers are lost", () => {
         w.emulator.faults.clear();
       }
       const [only] = Object.keys(await titles());
-      const [one, two] = [await nextRun(), await nextRun()];
-      try {
-        const results = await Promise.all(
-          [one, two].map((h, i) =>
-            h.refresh("Instance", { id: failures[i].id, inputs: {}, outputs: failures[i].properties }),
-          ),
-        );
-        expect(results.map((r) => r.id).sort()).toEqual(["", only]);
-        const winner = results.findIndex((r) => r.id === only);
-        expect(await titles()).toEqual({ [only]: failures[winner].properties.title });
-      } finally {
-        await Promise.all([one.stop(), two.stop()]);
-      }
+      await w.emu.advance(LATER_RUN_SECONDS);
+      const stacks = await Promise.all(later);
+      const results = await Promise.all(
+        stacks.map((h, i) =>
+          h.refresh("Instance", { id: failures[i].id, inputs: {}, outputs: failures[i].properties }),
+        ),
+      );
+      expect(results.map((r) => r.id).sort()).toEqual(["", only]);
+      const winner = results.findIndex((r) => r.id === only);
+      expect(await titles()).toEqual({ [only]: failures[winner].properties.title });
     });
   });
 
-  /** A new provider process on the same cloud: a later `pulumi` run. */
-  async function nextRun(): Promise<Harness> {
-    return gpucloudHarness({ config: providerConfig(w.emu.url, KEY, CONFIG) });
+  /**
+   * A new provider process on the same cloud: a later `pulumi` run. Tests start it first, so it boots
+   * while this run's creates wait out their windows (it holds nothing of this run either way); each is
+   * stopped after its test.
+   */
+  function nextRun(): Promise<Harness> {
+    const run = gpucloudHarness({ config: providerConfig(w.emu.url, KEY, CONFIG) });
+    run.catch(() => undefined);
+    laterRuns.push(run);
+    return run;
   }
 });
 

@@ -53,23 +53,6 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
     c.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
 
   describe("safe calls absorb transient failures", () => {
-    it("waits out a 429 burst, never sending before Retry-After", async () => {
-      const ended: number[] = [];
-      const c = cloud.client({ onRequest: () => ended.push(Date.now()) });
-      await cloud.fault("/gpu/list", "http_429", 2);
-      expect((await c.catalogue.gpus()).total).toBeGreaterThan(0);
-      const attempts = attemptsOf("/gpu/list");
-      expect(attempts.map((a) => [a.attempt, a.status])).toEqual([
-        [1, 429],
-        [2, 429],
-        [3, 200],
-      ]);
-      for (let i = 1; i < attempts.length; i++) {
-        const startedAt = ended[i] - attempts[i].durationMs;
-        expect(startedAt - ended[i - 1]).toBeGreaterThanOrEqual(990);
-      }
-    });
-
     it.each(["http_500", "http_503", "reset"])("retries a GET through a burst of %s", async (kind) => {
       await create();
       await cloud.fault("/instance/list", kind, 3);
@@ -85,14 +68,6 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
       expect(err).toBeInstanceOf(ServerError);
       expect(err.status).toBe(500);
       expect(attemptsOf("/balance/info")).toHaveLength(3);
-    });
-
-    it("gives up with RateLimitError carrying Retry-After once the retries are spent", async () => {
-      const c = cloud.client({ maxRetries: 0 });
-      await cloud.fault("/balance/info", "http_429", 1);
-      const err = await failure(c.account.balance());
-      expect(err).toBeInstanceOf(RateLimitError);
-      expect((err as RateLimitError).retryAfterMs).toBe(1000);
     });
 
     it("retries a read that timed out", async () => {
@@ -169,15 +144,12 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
       expect(attemptsOf("/instance/create_by_pod")).toHaveLength(1);
     });
 
-    it.each(["http_503", "http_429"])(
-      "create_by_pod refused with %s is resent and creates one instance",
-      async (kind) => {
-        await cloud.fault("/instance/create_by_pod", kind, 1);
-        await create();
-        expect(countCalls(await cloud.requests(), "/instance/create_by_pod")).toBe(2);
-        expect((await client.instances.list()).total).toBe(1);
-      },
-    );
+    it("create_by_pod refused with http_503 is resent and creates one instance", async () => {
+      await cloud.fault("/instance/create_by_pod", "http_503", 1);
+      await create();
+      expect(countCalls(await cloud.requests(), "/instance/create_by_pod")).toBe(2);
+      expect((await client.instances.list()).total).toBe(1);
+    });
 
     it("shutdown whose answer is dropped is not resent", async () => {
       const { instance_uuid } = await create();
@@ -240,32 +212,6 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
         attempt: 1,
         retries: 0,
       });
-    });
-
-    it("reports when each attempt went out, and the Retry-After of a 429", async () => {
-      await cloud.fault("/gpu/list", "http_429", 1);
-      const before = Date.now();
-      await client.catalogue.gpus();
-      const [refused, retried] = cloud.events.slice(-2);
-      expect(refused).toMatchObject({ status: 429, retryAfterMs: 1000, attempt: 1 });
-      expect(refused.sentAt).toBeGreaterThanOrEqual(before);
-      expect(retried).toMatchObject({ status: 200, attempt: 2 });
-      expect(retried.sentAt).toBeGreaterThanOrEqual(refused.sentAt + refused.durationMs + 1000);
-    });
-  });
-
-  describe("a client-wide limiter", () => {
-    it("lets concurrent callers through a rate-limited emulator without failures", async () => {
-      const limited = await startCloud({ rateLimit: 5, errorStatus: mode });
-      try {
-        const c = limited.client({ maxRetries: 6 });
-        const results = await Promise.all(Array.from({ length: 12 }, () => c.catalogue.gpus()));
-        expect(results.every((r) => r.total > 0)).toBe(true);
-        const rateLimited = limited.events.filter((e) => e.status === 429).length;
-        expect(rateLimited).toBeLessThan(12);
-      } finally {
-        await limited.close();
-      }
     });
   });
 
@@ -357,6 +303,87 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
       expect(err).toBeInstanceOf(OutcomeUnknownError);
       expect(err.message).toContain("no answer came within 150 ms");
       expect(attemptsOf("/instance/shutdown")).toHaveLength(1);
+    });
+  });
+});
+
+// A rate limit is the same answer in both error modes (HTTP 429 with Retry-After: error-status.test.ts
+// in the emulator's tests, business-errors.test.ts here), and every test of it waits out a real second:
+// they run once.
+describe("the transport under rate limits", () => {
+  let cloud: Cloud;
+  let client: GpuCloudClient;
+  let podUuid: string;
+  let gpuUuid: string;
+
+  function attemptsOf(path: string): RequestEvent[] {
+    return cloud.events.filter((e) => e.path.split("?")[0] === path);
+  }
+
+  beforeAll(async () => {
+    cloud = await startCloud();
+    client = cloud.client();
+    gpuUuid = (await client.catalogue.gpus()).gpu_list.find((g) => g.gpu_name === "4090D")!.gpu_uuid;
+    podUuid = (await collect(client.catalogue.podsAll()))[0].uuid;
+  });
+  afterAll(() => cloud.close());
+  beforeEach(() => cloud.reset());
+
+  it("waits out a 429 burst, never sending before Retry-After", async () => {
+    const ended: number[] = [];
+    const c = cloud.client({ onRequest: () => ended.push(Date.now()) });
+    await cloud.fault("/gpu/list", "http_429", 2);
+    expect((await c.catalogue.gpus()).total).toBeGreaterThan(0);
+    const attempts = attemptsOf("/gpu/list");
+    expect(attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [1, 429],
+      [2, 429],
+      [3, 200],
+    ]);
+    for (let i = 1; i < attempts.length; i++) {
+      const startedAt = ended[i] - attempts[i].durationMs;
+      expect(startedAt - ended[i - 1]).toBeGreaterThanOrEqual(990);
+    }
+  });
+
+  it("gives up with RateLimitError carrying Retry-After once the retries are spent", async () => {
+    const c = cloud.client({ maxRetries: 0 });
+    await cloud.fault("/balance/info", "http_429", 1);
+    const err = await c.account.balance().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).retryAfterMs).toBe(1000);
+  });
+
+  it("resends create_by_pod refused with http_429 and creates one instance", async () => {
+    await cloud.fault("/instance/create_by_pod", "http_429", 1);
+    await client.instances.createByPod({ pod_uuid: podUuid, gpu_uuid: gpuUuid, gpu_nums: 1 });
+    expect(countCalls(await cloud.requests(), "/instance/create_by_pod")).toBe(2);
+    expect((await client.instances.list()).total).toBe(1);
+  });
+
+  it("reports when each attempt went out, and the Retry-After of a 429", async () => {
+    await cloud.fault("/gpu/list", "http_429", 1);
+    const before = Date.now();
+    await client.catalogue.gpus();
+    const [refused, retried] = cloud.events.slice(-2);
+    expect(refused).toMatchObject({ status: 429, retryAfterMs: 1000, attempt: 1 });
+    expect(refused.sentAt).toBeGreaterThanOrEqual(before);
+    expect(retried).toMatchObject({ status: 200, attempt: 2 });
+    expect(retried.sentAt).toBeGreaterThanOrEqual(refused.sentAt + refused.durationMs + 1000);
+  });
+
+  describe("a client-wide limiter", () => {
+    it("lets concurrent callers through a rate-limited emulator without failures", async () => {
+      const limited = await startCloud({ rateLimit: 5 });
+      try {
+        const c = limited.client({ maxRetries: 6 });
+        const results = await Promise.all(Array.from({ length: 12 }, () => c.catalogue.gpus()));
+        expect(results.every((r) => r.total > 0)).toBe(true);
+        const rateLimited = limited.events.filter((e) => e.status === 429).length;
+        expect(rateLimited).toBeLessThan(12);
+      } finally {
+        await limited.close();
+      }
     });
   });
 });
