@@ -340,7 +340,9 @@ async function createsDuringOutage(w: World): Promise<Outcomes & { creates: numb
           ...w.spec,
           gpuNums: Number(gpuNums),
           title: `unknown-${gpuNums}-${i}`,
-          waitTimeoutSeconds: 3,
+          // The later runs' up and destroy of a record get this long to decide it (refresh gets the least
+          // of it and its own budget): 3 s was too tight for them on a machine at load 14.
+          waitTimeoutSeconds: 6,
         }),
       ),
     ),
