@@ -1,18 +1,23 @@
 /**
  * A create refused with a Retry-After of an hour, or of years: it must fail at once, saying how long the
  * cloud asked to wait, instead of stalling `pulumi up` silently (or, beyond 2^31 ms, spinning a timer that
- * fires at once). The cloud here is a stand-in that answers only what a create needs.
+ * fires at once), through either front door. The cloud here is a stand-in that answers only what a create
+ * needs.
  */
 import type { Harness } from "../harness";
 import { foreignServer, json, POD_PAGE, type ForeignServer } from "../sdk/foreign-server";
-import { gpucloudHarness, providerConfig } from "../support/providers";
+import { DOORS, gpucloudHarness, providerConfig } from "../support/providers";
 
 const EMPTY_LIST = { code: 0, msg: "success", data: { instance_list: [], total: 0 } };
 
-describe.each([
+const CASES = [
   ["an hour", "3600", /asked to wait 60 min/],
   ["years", "999999999", /asked to wait 32 years/],
-])("a create answered 429 with a Retry-After of %s", (_case, retryAfter, named) => {
+] as const;
+
+describe.each(
+  DOORS.flatMap((door) => CASES.map(([name, retryAfter, named]) => [door, name, retryAfter, named] as const)),
+)("through the %s door, a create answered 429 with a Retry-After of %s", (door, _case, retryAfter, named) => {
   let cloud: ForeignServer;
   let h: Harness;
   beforeAll(async () => {
@@ -22,7 +27,7 @@ describe.each([
       if (path.endsWith("/instance/list")) return json(res, 200, EMPTY_LIST);
       json(res, 429, { code: 429, msg: "too many requests" }, { "retry-after": retryAfter });
     });
-    h = await gpucloudHarness({ config: providerConfig(cloud.url) });
+    h = await gpucloudHarness({ door, config: providerConfig(cloud.url) });
   });
   afterAll(async () => {
     await h?.stop();

@@ -16,7 +16,7 @@ import type { LoggedRequest } from "../../emulator/core/requestlog";
 import { fingerprint } from "pulumi-gpucloud/emulator";
 import type { Harness, Props, ResourceState } from "../harness";
 import { gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
-import { gpucloudHarness, providerConfig } from "../support/providers";
+import { DOORS, gpucloudHarness, providerConfig } from "../support/providers";
 import { bounded, seconds, seeded } from "./schedule";
 import { reportFigure } from "../support/figures";
 
@@ -50,7 +50,7 @@ function earlyArrivals(arrivals: Arrival[], key: string, retryAfterMs: number): 
 
 jest.setTimeout(240_000);
 
-describe("a 429 storm", () => {
+describe.each(DOORS)("a 429 storm through the %s door", (door) => {
   let emu: TestEmulator;
   let h: Harness;
   const arrivals: Arrival[] = [];
@@ -71,6 +71,7 @@ describe("a 429 storm", () => {
       return logged;
     };
     h = await gpucloudHarness({
+      door,
       config: providerConfig(emu.url, PROVIDER_KEY),
       env: { GPUCLOUD_REQUEST_LOG: requestLog },
     });
@@ -141,7 +142,7 @@ describe("a 429 storm", () => {
 
     reportFigure(
       "faults",
-      `faults[2 429 storm]: rate-limit=${RATE}/s operations=${OPERATIONS} (reads=${OPERATIONS - UPDATES} updates=${UPDATES}) ` +
+      `faults[2 429 storm]: door=${door} rate-limit=${RATE}/s operations=${OPERATIONS} (reads=${OPERATIONS - UPDATES} updates=${UPDATES}) ` +
         `failed=${failures.length} requests=${own.length} answered-429=${refused} sent-before-retry-after=${early} ` +
         `(client log: ${sent.length} requests, ${sent.filter((e) => e.status === 429).length} 429s; ` +
         `arrived-inside-window-incl-in-flight=${arrivedInWindow}) ` +

@@ -16,7 +16,7 @@ import * as path from "node:path";
 import * as readline from "node:readline";
 import { REPO_ROOT, type Harness, type ResourceState } from "../harness";
 import { DEMO_KEY } from "../emulator/helpers";
-import { gpucloudHarness, providerConfig } from "../support/providers";
+import { DOORS, gpucloudHarness, providerConfig } from "../support/providers";
 import { bounded, seconds } from "./schedule";
 import { reportFigure } from "../support/figures";
 
@@ -66,119 +66,123 @@ interface Dump {
   rooms: { instances: { instance_uuid: string; title: string }[] };
 }
 
-describe("an emulator killed and restarted from its state file in the middle of a run", () => {
-  let emu: EmulatorProcess;
-  let h: Harness;
-  const stateFile = path.join(mkdtempSync(path.join(tmpdir(), "gpucloud-state-")), "state.json");
-  const args = (port: string) => [
-    "--port",
-    port,
-    "--state",
-    stateFile,
-    "--time-scale",
-    "0",
-    "--balance",
-    "1000000000",
-  ];
-  const admin = async (method: string, what: string, body?: unknown) => {
-    const res = await fetch(`${emu.url}/_emulator${what}`, {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return res.json();
-  };
-
-  beforeAll(async () => {
-    emu = await startCli(args("0"));
-    h = await gpucloudHarness({
-      config: providerConfig(emu.url, undefined, { "gpucloud:requestTimeoutMs": REQUEST_TIMEOUT_MS }),
-    });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    if (emu) await killed(emu.child);
-  });
-
-  it("loses nothing that was acknowledged", async () => {
-    const started = performance.now();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const api = async (what: string): Promise<any> => {
-      const res = await fetch(`${emu.url}/api/open/v2${what}`, {
-        headers: { authorization: `Bearer ${DEMO_KEY}` },
+describe.each(DOORS)(
+  "through the %s door, an emulator killed and restarted from its state file in the middle of a run",
+  (door) => {
+    let emu: EmulatorProcess;
+    let h: Harness;
+    const stateFile = path.join(mkdtempSync(path.join(tmpdir(), "gpucloud-state-")), "state.json");
+    const args = (port: string) => [
+      "--port",
+      port,
+      "--state",
+      stateFile,
+      "--time-scale",
+      "0",
+      "--balance",
+      "1000000000",
+    ];
+    const admin = async (method: string, what: string, body?: unknown) => {
+      const res = await fetch(`${emu.url}/_emulator${what}`, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return ((await res.json()) as { data: unknown }).data;
+      return res.json();
     };
-    const spec = {
-      podUuid: (await api("/pod/list?name=ComfyUI")).pod_list[0].uuid,
-      gpuUuid: (await api("/gpu/list")).gpu_list.find((g: { gpu_name: string }) => g.gpu_name === "4090D")
-        .gpu_uuid,
-      gpuNums: 1,
-    };
-    const inputs = await Promise.all(
-      Array.from({ length: CREATES }, (_, i) => h.checked("Instance", { ...spec, title: `keep-${i}` })),
-    );
-    const acknowledged: ResourceState[] = [];
-    let restarted: Promise<void> | undefined;
-    let atKill: Dump | undefined;
-    let saved: Dump | undefined;
-    let downMs = 0;
-    let stopped = false;
 
-    const restart = async (): Promise<void> => {
-      const port = new URL(emu.url).port;
-      atKill = (await admin("GET", "/state")) as Dump;
-      await killed(emu.child);
-      const down = performance.now();
-      saved = JSON.parse(readFileSync(stateFile, "utf8")) as Dump;
-      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
-      emu = await startCli(args(port));
-      downMs = performance.now() - down;
-    };
-    // The clock moves from the test, through the admin API of whichever emulator process is up.
-    const ticker = (async () => {
-      while (!stopped) {
-        await admin("POST", "/clock/advance", { seconds: 10 }).catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })();
-    const results = await bounded(
-      CONCURRENCY,
-      inputs.map((news) => async () => {
-        const state = await h.create("Instance", news);
-        acknowledged.push(state);
-        if (acknowledged.length === RESTART_AFTER) restarted = restart();
-        return state;
-      }),
-    );
-    await restarted;
-    stopped = true;
-    await ticker;
-
-    const failures = results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
-    const after = (await admin("GET", "/state")) as Dump;
-    const titles = new Map(after.rooms.instances.map((i) => [i.instance_uuid, i.title]));
-    const lost = acknowledged.filter((s) => titles.get(s.id) !== s.outputs.title);
-    const inFile = new Set(saved!.rooms.instances.map((i) => i.instance_uuid));
-    const unsavedAtKill = atKill!.rooms.instances.filter((i) => !inFile.has(i.instance_uuid));
-    const known = new Set(acknowledged.map((s) => s.id));
-    const answeredButUnsaved = unsavedAtKill.filter((i) => known.has(i.instance_uuid));
-    const orphaned = [...titles.keys()].filter((id) => !acknowledged.some((s) => s.id === id));
-
-    reportFigure(
-      "faults",
-      `faults[4 emulator killed and restarted with --state]: creates=${CREATES} acknowledged=${acknowledged.length} ` +
-        `failed=${failures.length} killed-after=${RESTART_AFTER} held-at-kill=${atKill!.rooms.instances.length} ` +
-        `down=${seconds(downMs)} unsaved-in-flight-at-kill=${unsavedAtKill.length} answered-but-unsaved=${answeredButUnsaved.length} acknowledged-lost=${lost.length} orphaned=${orphaned.length} ` +
-        `clock-kept=${after.now >= atKill!.now} in ${seconds(performance.now() - started)}`,
-    );
-    expect({ failures, lost, answeredButUnsaved, orphaned }).toEqual({
-      failures: [],
-      lost: [],
-      answeredButUnsaved: [],
-      orphaned: [],
+    beforeAll(async () => {
+      emu = await startCli(args("0"));
+      h = await gpucloudHarness({
+        door,
+        config: providerConfig(emu.url, undefined, { "gpucloud:requestTimeoutMs": REQUEST_TIMEOUT_MS }),
+      });
     });
-    expect(acknowledged).toHaveLength(CREATES);
-    expect(after.now).toBeGreaterThanOrEqual(atKill!.now);
-  });
-});
+    afterAll(async () => {
+      await h?.stop();
+      if (emu) await killed(emu.child);
+    });
+
+    it("loses nothing that was acknowledged", async () => {
+      const started = performance.now();
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const api = async (what: string): Promise<any> => {
+        const res = await fetch(`${emu.url}/api/open/v2${what}`, {
+          headers: { authorization: `Bearer ${DEMO_KEY}` },
+        });
+        return ((await res.json()) as { data: unknown }).data;
+      };
+      const spec = {
+        podUuid: (await api("/pod/list?name=ComfyUI")).pod_list[0].uuid,
+        gpuUuid: (await api("/gpu/list")).gpu_list.find((g: { gpu_name: string }) => g.gpu_name === "4090D")
+          .gpu_uuid,
+        gpuNums: 1,
+      };
+      const inputs = await Promise.all(
+        Array.from({ length: CREATES }, (_, i) => h.checked("Instance", { ...spec, title: `keep-${i}` })),
+      );
+      const acknowledged: ResourceState[] = [];
+      let restarted: Promise<void> | undefined;
+      let atKill: Dump | undefined;
+      let saved: Dump | undefined;
+      let downMs = 0;
+      let stopped = false;
+
+      const restart = async (): Promise<void> => {
+        const port = new URL(emu.url).port;
+        atKill = (await admin("GET", "/state")) as Dump;
+        await killed(emu.child);
+        const down = performance.now();
+        saved = JSON.parse(readFileSync(stateFile, "utf8")) as Dump;
+        await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+        emu = await startCli(args(port));
+        downMs = performance.now() - down;
+      };
+      // The clock moves from the test, through the admin API of whichever emulator process is up.
+      const ticker = (async () => {
+        while (!stopped) {
+          await admin("POST", "/clock/advance", { seconds: 10 }).catch(() => undefined);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      })();
+      const results = await bounded(
+        CONCURRENCY,
+        inputs.map((news) => async () => {
+          const state = await h.create("Instance", news);
+          acknowledged.push(state);
+          if (acknowledged.length === RESTART_AFTER) restarted = restart();
+          return state;
+        }),
+      );
+      await restarted;
+      stopped = true;
+      await ticker;
+
+      const failures = results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : []));
+      const after = (await admin("GET", "/state")) as Dump;
+      const titles = new Map(after.rooms.instances.map((i) => [i.instance_uuid, i.title]));
+      const lost = acknowledged.filter((s) => titles.get(s.id) !== s.outputs.title);
+      const inFile = new Set(saved!.rooms.instances.map((i) => i.instance_uuid));
+      const unsavedAtKill = atKill!.rooms.instances.filter((i) => !inFile.has(i.instance_uuid));
+      const known = new Set(acknowledged.map((s) => s.id));
+      const answeredButUnsaved = unsavedAtKill.filter((i) => known.has(i.instance_uuid));
+      const orphaned = [...titles.keys()].filter((id) => !acknowledged.some((s) => s.id === id));
+
+      reportFigure(
+        "faults",
+        `faults[4 emulator killed and restarted with --state]: door=${door} creates=${CREATES} acknowledged=${acknowledged.length} ` +
+          `failed=${failures.length} killed-after=${RESTART_AFTER} held-at-kill=${atKill!.rooms.instances.length} ` +
+          `down=${seconds(downMs)} unsaved-in-flight-at-kill=${unsavedAtKill.length} answered-but-unsaved=${answeredButUnsaved.length} acknowledged-lost=${lost.length} orphaned=${orphaned.length} ` +
+          `clock-kept=${after.now >= atKill!.now} in ${seconds(performance.now() - started)}`,
+      );
+      expect({ failures, lost, answeredButUnsaved, orphaned }).toEqual({
+        failures: [],
+        lost: [],
+        answeredButUnsaved: [],
+        orphaned: [],
+      });
+      expect(acknowledged).toHaveLength(CREATES);
+      expect(after.now).toBeGreaterThanOrEqual(atKill!.now);
+    });
+  },
+);
