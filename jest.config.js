@@ -1,6 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: "node",
+  // Node's environment, with workers that end at once when the run is over (see the file).
+  testEnvironment: "<rootDir>/test/support/environment.js",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   // Browser tests (*.e2e.test.ts) need Chromium: they run in `npm run test:e2e`, not in `npm test`.
