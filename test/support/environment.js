@@ -8,7 +8,8 @@
  * worker's exit, 470-560 ms for 2.7 GB workers, 90-150 ms for workers kept under workerIdleMemoryLimit,
  * more on a loaded machine. With nothing left to run, exiting at `beforeExit` skips that teardown (210 ms
  * and 50-120 ms); `exit` listeners, which kill child processes a suite left behind, still run. A worker in
- * the middle of a run never reaches `beforeExit` (it listens for jest's next test file).
+ * the middle of a run never reaches `beforeExit` (it listens for jest's next test file). Where jest runs a
+ * lone test file in its own process, this ends jest the same way, with the exit code jest set.
  */
 const { TestEnvironment } = require("jest-environment-node");
 
