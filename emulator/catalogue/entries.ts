@@ -8,7 +8,7 @@ import { nonEmpty, seconds } from "../core/state-schema";
 
 const amount = z.number().min(0);
 
-export const priceSchema = z.object({
+export const priceSchema = z.strictObject({
   hour: amount,
   day: amount.optional(),
   week: amount.optional(),
@@ -17,7 +17,7 @@ export const priceSchema = z.object({
 });
 export type Price = z.infer<typeof priceSchema>;
 
-export const gpuModelSchema = z.object({
+export const gpuModelSchema = z.strictObject({
   gpu_name: nonEmpty,
   gpu_uuid: nonEmpty,
   status: z.int().refine((v) => v === 0 || v === 1, { message: "must be 1 (valid) or 0 (not available)" }),
@@ -26,13 +26,13 @@ export const gpuModelSchema = z.object({
 export type GpuModel = z.infer<typeof gpuModelSchema>;
 
 /** A web service an image exposes (an http entry of an instance's server_map), on a port inside the instance. */
-export const webServiceSchema = z.object({
+export const webServiceSchema = z.strictObject({
   title: nonEmpty,
   port: z.int().min(1).max(65535),
 });
 export type WebService = z.infer<typeof webServiceSchema>;
 
-export const podSchema = z.object({
+export const podSchema = z.strictObject({
   title: nonEmpty,
   uuid: nonEmpty,
   remark: z.string().default(""),
@@ -49,9 +49,9 @@ export type Pod = z.infer<typeof podSchema>;
 
 const component = z.string().default("");
 
-export const marketImageSchema = z.object({
+export const marketImageSchema = z.strictObject({
   uuid: nonEmpty,
-  components: z.object({
+  components: z.strictObject({
     CUDA: component,
     PaddlePaddle: component,
     PyTorch: component,

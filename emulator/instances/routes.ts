@@ -3,7 +3,15 @@ import { z } from "zod";
 import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/validation";
-import { GPU_NUMS, IDLE_PERIODS, type InstancesConfig, InstancesStore, TITLE_MAX } from "./store";
+import {
+  CHARGING_TYPE,
+  GPU_NUMS,
+  IDLE_PERIODS,
+  type InstancesConfig,
+  InstancesStore,
+  STATUS,
+  TITLE_MAX,
+} from "./store";
 import { type InstanceRecord, instancesStateSchema } from "./state";
 
 const uuid = z.string().min(1, { message: "is required" });
@@ -50,10 +58,19 @@ export const utilizationBody = z.object({
   fb: threshold,
   index: z.number().int().min(0).optional(),
 });
-const forceBody = z.object({
-  status: z.number().int().optional(),
-  charging_type: z.number().int().optional(),
-});
+/**
+ * Admin: a status of the cloud's (a transitional one stays until forced again or destroyed: a stuck
+ * instance), a billing type, or both. A typo is refused, not ignored: it would leave the test that sent
+ * it testing something else.
+ */
+const forceBody = z
+  .strictObject({
+    status: oneOfInts(Object.values(STATUS)).optional(),
+    charging_type: oneOfInts(Object.values(CHARGING_TYPE)).optional(),
+  })
+  .refine((change) => change.status !== undefined || change.charging_type !== undefined, {
+    message: "must give status, charging_type or both",
+  });
 
 /** /instance/*: creation, listing, title, power operations, schedules, images and idle-close. */
 export class InstancesRoom extends StoreRoom<InstanceRecord[], InstancesStore> {

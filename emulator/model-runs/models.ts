@@ -16,7 +16,7 @@ export const GENERATION_CATEGORIES = [
 export type GenerationCategory = (typeof GENERATION_CATEGORIES)[number];
 
 export const videoModelSchema = z
-  .object({
+  .strictObject({
     model: nonEmpty,
     provider: z.string().default(""),
     endpoint: z.string().default("videos"),

@@ -22,17 +22,17 @@ export const MEDIA_VALUE_TYPES = new Map<string, MediaType>([
 export const SCALAR_VALUE_TYPES = ["string", "int", "float", "bool"] as const;
 const VALUE_TYPES = [...SCALAR_VALUE_TYPES, ...MEDIA_VALUE_TYPES.keys()];
 
-const uiSchema = z.object({
+const uiSchema = z.strictObject({
   control: choice(["select", "input"]),
   options_source: z.string().default(""),
   options: z
-    .array(z.object({ label: z.string(), value: z.union([z.string(), z.number(), z.boolean()]) }))
+    .array(z.strictObject({ label: z.string(), value: z.union([z.string(), z.number(), z.boolean()]) }))
     .default([]),
 });
 export type UiSchema = z.infer<typeof uiSchema>;
 
 export const manifestEntrySchema = z
-  .object({
+  .strictObject({
     name: nonEmpty,
     display_name: z.string().default(""),
     description: z.string().default(""),
@@ -43,7 +43,7 @@ export const manifestEntrySchema = z
     default_value: z.unknown().default(""),
     ui_schema: uiSchema.optional(),
     bindings: z
-      .array(z.object({ node_id: z.string(), field: z.string(), binding_type: z.string() }))
+      .array(z.strictObject({ node_id: z.string(), field: z.string(), binding_type: z.string() }))
       .default([]),
     sort_order: z.int().default(0),
   })
@@ -53,7 +53,7 @@ export const manifestEntrySchema = z
   });
 export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
 
-export const outputEntrySchema = z.object({
+export const outputEntrySchema = z.strictObject({
   name: nonEmpty,
   type: choice(["image", "video", "audio"]),
   description: z.string().default(""),
@@ -101,14 +101,18 @@ const isoTime = z.iso.datetime({
 
 /** A `--seed FILE` workflow: one published revision, as /workflow/market/info shows it. */
 export const workflowSeedEntrySchema = z
-  .object({
+  .strictObject({
     workflow_id: nonEmpty,
     revision_id: nonEmpty,
     title: nonEmpty,
     description: z.string().default(""),
     tags: z.array(z.string()).default([]),
     covers: z.array(z.string()).default([]),
-    owner: z.object({ user_id: nonEmpty, display_name: z.string().default("") }),
+    owner: z.strictObject({ user_id: nonEmpty, display_name: z.string().default("") }),
+    /** As /workflow/market/info answers it, so that an answer can be a seed entry as it is. */
+    quote_currency: z
+      .literal("CNY", { message: 'must be "CNY", the only currency quotes are in' })
+      .optional(),
     quote_amount: decimal,
     gpu_model: nonEmpty.optional(),
     may_incur_external_model_cost: z.boolean().default(false),

@@ -416,6 +416,52 @@ describe("emulator instances", () => {
     });
   });
 
+  describe("POST /_emulator/instances/{uuid}/force", () => {
+    const force = (uuid: string, body?: unknown) => t.admin("POST", `/instances/${uuid}/force`, body);
+    const balance = async () => (await t.api("GET", "/balance/info")).body.data.balance as number;
+
+    it("stops a booting instance abnormally: the boot never ends, billing stops, and startup runs it again", async () => {
+      const { instance_uuid: uuid } = await createInstance(t);
+      await t.advance(30);
+      expect((await force(uuid, { status: 23 })).status).toBe(200);
+      expect(await status(uuid)).toBe(23);
+      const stopped = await balance();
+      await t.advance(2 * 3600);
+      expect(await status(uuid)).toBe(23);
+      expect(await balance()).toBe(stopped);
+      expect((await post("/instance/startup", { instance_uuid: uuid })).body.code).toBe(0);
+      expect(await status(uuid)).toBe(24);
+      await t.advance(30);
+      expect(await status(uuid)).toBe(2);
+    });
+
+    it("leaves an instance forced into a transitional status there, as a stuck one would stay", async () => {
+      const uuid = await runningInstance(t);
+      await force(uuid, { status: 1 });
+      await t.advance(3600);
+      expect(await status(uuid)).toBe(1);
+    });
+
+    it.each([
+      [
+        "a status the cloud does not have",
+        { status: 99 },
+        "status: must be one of 0, 1, 2, 3, 4, 21, 22, 23, 24, 27",
+      ],
+      ["a negative status", { status: -7 }, "status: must be one of 0, 1, 2, 3, 4, 21, 22, 23, 24, 27"],
+      ["an unknown billing type", { charging_type: 3 }, "charging_type: must be one of 1, 2"],
+      ["a misspelt field", { stauts: 23 }, "body: has an unknown field: stauts"],
+      ["an empty body", {}, "body: must give status, charging_type or both"],
+      ["no body", undefined, "body: must give status, charging_type or both"],
+    ])("refuses %s, naming the field, and changes nothing", async (_what, body, message) => {
+      const uuid = await runningInstance(t);
+      const answer = await force(uuid, body);
+      expect(answer.status).toBe(400);
+      expect(answer.body.msg).toBe(message);
+      expect(await status(uuid)).toBe(2);
+    });
+  });
+
   describe("POST /instance/shutdown_timer", () => {
     it("shows the schedule in shutdown_regular and shuts the instance down at that time", async () => {
       const uuid = await runningInstance(t);

@@ -200,9 +200,71 @@ describe("--seed FILE", () => {
       "video_models[0].default_resolution: must be one of the priced resolutions (360p)",
     ],
     ["an empty id", { market_images: [{ ...MARKET, uuid: "" }] }, "market_images[0].uuid: must not be empty"],
+    // A misspelt optional field would otherwise be dropped without a word, and its default used.
+    ["a misspelt field", { pods: [{ ...POD, remakr: "x" }] }, "pods[0]: has an unknown field: remakr"],
+    [
+      "an unknown field deep inside an entry",
+      { pods: [POD, { ...PLAIN_POD, web_services: [{ title: "UI", port: 80, proto: "udp" }] }] },
+      "pods[1].web_services[0]: has an unknown field: proto",
+    ],
+    [
+      "an unknown price period",
+      { gpus: [{ ...GPU, price: { hour: 1, fortnight: 10 } }] },
+      "gpus[0].price: has an unknown field: fortnight",
+    ],
+    [
+      "a quote in another currency",
+      { workflows: [{ ...WORKFLOW, quote_currency: "USD" }] },
+      'workflows[0].quote_currency: must be "CNY", the only currency quotes are in',
+    ],
+    [
+      "a misspelt workflow field",
+      { workflows: [{ ...WORKFLOW, publc: false }] },
+      "workflows[0]: has an unknown field: publc",
+    ],
+    [
+      "an unknown field of a manifest entry",
+      { workflows: [{ ...WORKFLOW, candidate_output_manifest: [{ name: "o", type: "image", fmt: "png" }] }] },
+      "workflows[0].candidate_output_manifest[0]: has an unknown field: fmt",
+    ],
+    [
+      "an unknown field of a video model",
+      { video_models: [{ ...VIDEO_MODEL, max_fps: 30 }] },
+      "video_models[0]: has an unknown field: max_fps",
+    ],
   ])("refuses %s, naming the file, the entry and the field", (_what, content, message) => {
     const file = seedFile(content);
     expect(() => new Emulator({ seedFile: file })).toThrow(`seed file ${file} is refused: ${message}`);
+  });
+
+  it("takes the catalogue as the API answers it back as a seed: the lists, and each workflow's info", async () => {
+    const source = await startTestEmulator();
+    let seed: Json;
+    try {
+      const data = async (path: string) => (await source.api("GET", path)).body.data;
+      const workflows = (await data("/workflow/market/list?page_size=100")).items as Json[];
+      seed = {
+        gpus: (await data("/gpu/list")).gpu_list,
+        pods: (await data("/pod/list?page_size=100")).pod_list,
+        market_images: (await data("/image/market/list?page_size=100")).image_list,
+        workflows: await Promise.all(
+          workflows.map((w) => data(`/workflow/market/info?workflow_id=${w.workflow_id}`)),
+        ),
+      };
+    } finally {
+      await source.close();
+    }
+    const copy = await startTestEmulator({ seedFile: seedFile(seed) });
+    try {
+      const data = async (path: string) => (await copy.api("GET", path)).body.data;
+      expect((await data("/gpu/list")).gpu_list).toEqual(seed.gpus);
+      expect((await data("/pod/list?page_size=100")).pod_list).toEqual(seed.pods);
+      expect((await data("/image/market/list?page_size=100")).image_list).toEqual(seed.market_images);
+      for (const workflow of seed.workflows)
+        expect(await data(`/workflow/market/info?workflow_id=${workflow.workflow_id}`)).toEqual(workflow);
+    } finally {
+      await copy.close();
+    }
   });
 
   it("refuses a seed file that is not JSON, naming it", () => {
