@@ -75,4 +75,9 @@ describe("the plugin shipped in the package", () => {
     const bin = path.join(installed, manifest(installed).bin["pulumi-resource-gpucloud"]);
     await servesItsVersion([process.execPath, bin, ...ENGINE_ARGS]);
   });
+
+  it("runs as the executable started with no arguments at all", async () => {
+    const bin = path.join(installed, manifest(installed).bin["pulumi-resource-gpucloud"]);
+    await servesItsVersion([process.execPath, bin]);
+  });
 });
