@@ -2,7 +2,10 @@
  * Read by id alone (`pulumi import`, `get`): dynamic providers never reach it, the native plugin will.
  * The inputs it answers must pass check and show no diff against the state it answers.
  */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { ProviderContext } from "../../provider/framework/context";
+import { GpuCloudClient } from "../../sdk";
 import { stateOutputs, type AnyResourceDefinition } from "../../provider/framework/define-resource";
 import { idleClosePolicy } from "../../provider/resources/idle-close-policy";
 import { instance } from "../../provider/resources/instance/definition";
@@ -87,6 +90,69 @@ describe("import by id", () => {
       gpuThreshold: 20,
       memoryThreshold: 0,
     });
+  });
+
+  describe("from a cloud that does not report every field (the emulator behind a proxy that drops them)", () => {
+    /** The emulator's answers without the fields `dropped` names: `idle_close` is not in the API's spec. */
+    async function reportingWithout(dropped: string[], work: (api: GpuCloudClient) => Promise<void>) {
+      const drop = (value: unknown): unknown => {
+        if (Array.isArray(value)) return value.map(drop);
+        if (value === null || typeof value !== "object") return value;
+        const kept = Object.entries(value).filter(([key]) => !dropped.includes(key));
+        return Object.fromEntries(kept.map(([key, v]) => [key, drop(v)]));
+      };
+      const proxy = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", async () => {
+          const answer = await fetch(new URL(req.url!, w.emu.url).href.replace(/\/+$/, ""), {
+            method: req.method,
+            headers: { authorization: req.headers.authorization ?? "", "content-type": "application/json" },
+            body: req.method === "GET" ? undefined : Buffer.concat(chunks),
+          });
+          res.writeHead(answer.status, {
+            "content-type": "application/json",
+            date: answer.headers.get("date")!,
+          });
+          res.end(JSON.stringify(drop(await answer.json())));
+        });
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      const base = new URL(w.emu.url);
+      base.port = String((proxy.address() as AddressInfo).port);
+      try {
+        await work(new GpuCloudClient({ baseUrl: base.href.replace(/\/+$/, ""), apiKey: DEMO_KEY }));
+      } finally {
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
+      }
+    }
+
+    it("refuses an idle policy whose settings it cannot read, saying so, and refresh keeps the declared ones", async () => {
+      const { id } = await created(w.spec);
+      const declared = { instanceUuid: id, idlePeriodMinutes: 60, gpuThreshold: 20 };
+      const policy = await w.h.create("IdleClosePolicy", await w.h.checked("IdleClosePolicy", declared));
+      await reportingWithout(["idle_close"], async (api) => {
+        await expect(idleClosePolicy.import({ ...ctx, api }, id)).rejects.toThrow(
+          `Could not import the idle policy of instance ${id}: the cloud does not report idle policies, so its settings cannot be read.`,
+        );
+        const olds = policy.inputs as Parameters<typeof idleClosePolicy.read>[2];
+        const read = await idleClosePolicy.read({ ...ctx, api }, id, olds, policy.outputs);
+        expect(read?.inputs).toEqual(policy.inputs);
+      });
+    });
+
+    it.each(["image_uuid", "gpu_uuid", "gpu_nums"])(
+      "refuses an instance whose %s it does not report, rather than guess the inputs",
+      async (field) => {
+        const { id } = await created(w.spec);
+        await reportingWithout([field], async (api) => {
+          await expect(instance.import({ ...ctx, api }, id)).rejects.toThrow(
+            `Could not import instance ${id}: the cloud does not report its image, GPU model or GPU count`,
+          );
+        });
+      },
+    );
   });
 
   it("takes a personal image as adopted by its uuid", async () => {
