@@ -22,9 +22,11 @@ export interface CheckResult<T> {
  * A rule across fields, run on the parsed inputs. It must itself skip values that are unknown;
  * `failed` names the fields that already broke their own rules (so one mistake is reported once).
  */
+/** A rule over several inputs; `olds` are the inputs the state holds (none for a create). */
 export type CrossFieldRule<T> = (
   inputs: Partial<Record<keyof T, unknown>>,
   failed: ReadonlySet<string>,
+  olds: Readonly<Record<string, unknown>>,
 ) => CheckFailure[];
 
 const PROVIDER_KEY = "__provider";
@@ -42,6 +44,7 @@ export function checkInputs<S extends z.ZodObject>(
   schema: S,
   news: Record<string, unknown>,
   rules: CrossFieldRule<z.output<S>>[] = [],
+  olds: Readonly<Record<string, unknown>> = {},
 ): CheckResult<z.output<S>> {
   const shape = schema.shape as Record<string, z.ZodType>;
   const inputs: Record<string, unknown> = {};
@@ -72,7 +75,7 @@ export function checkInputs<S extends z.ZodObject>(
   }
   const failed = new Set(failures.map((f) => f.property));
   for (const rule of rules)
-    failures.push(...rule(inputs as Partial<Record<keyof z.output<S>, unknown>>, failed));
+    failures.push(...rule(inputs as Partial<Record<keyof z.output<S>, unknown>>, failed, olds));
   return { inputs: inputs as z.output<S>, failures };
 }
 

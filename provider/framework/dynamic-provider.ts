@@ -26,8 +26,9 @@ export type DynamicProvider = Required<pulumi.dynamic.ResourceProvider>;
 export function checkResource(
   definition: AnyResourceDefinition,
   news: Record<string, unknown>,
+  olds: Record<string, unknown> = {},
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  return checkInputs(definition.inputs, news, definition.checks);
+  return checkInputs(definition.inputs, news, definition.checks, olds);
 }
 
 /**
@@ -60,8 +61,8 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
     async configure(req) {
       configure(req.config);
     },
-    async check(_olds, news) {
-      return checkResource(definition, news);
+    async check(olds, news) {
+      return checkResource(definition, news, olds);
     },
     async diff(id, olds, news) {
       const { changes, replaces } = diffResource(definition, id, olds, news);

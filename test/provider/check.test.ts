@@ -1,6 +1,6 @@
 import type { Harness } from "../harness";
 import { UNKNOWN } from "../harness";
-import { gpucloudHarness } from "../support/providers";
+import { DOORS, gpucloudHarness } from "../support/providers";
 
 const pod = { podUuid: "pod-1", gpuUuid: "gpu-1", gpuNums: 1 };
 
@@ -296,5 +296,39 @@ describe("diff", () => {
       changes: "none",
       replaces: [],
     });
+  });
+});
+
+describe.each(DOORS)("check of a shutdownAt the state already holds, through the %s door", (door) => {
+  let h: Harness;
+  beforeAll(async () => (h = await gpucloudHarness({ door, env: { PATH: process.env.PATH } })));
+  afterAll(() => h.stop());
+
+  const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
+  const stored = (shutdownAt: number) => ({
+    ...pod,
+    running: true,
+    waitTimeoutSeconds: 900,
+    waitForServices: false,
+    shutdownAt,
+  });
+
+  it("passes a time that has passed since it was set, so a preview of the unchanged program does not fail", async () => {
+    const news = { ...pod, shutdownAt: new Date(anHourAgo * 1000).toISOString() };
+    const { inputs, failures } = await h.check("Instance", news, stored(anHourAgo));
+    expect(failures).toEqual([]);
+    expect(inputs.shutdownAt).toBe(anHourAgo);
+  });
+
+  it("refuses a past time the state does not hold, saying to set a later one or remove it", async () => {
+    const { failures } = await h.check("Instance", { ...pod, shutdownAt: anHourAgo }, stored(anHourAgo + 60));
+    expect(failures).toEqual([
+      {
+        property: "shutdownAt",
+        reason: expect.stringMatching(
+          /^shutdownAt must be in the future: .* Set a later time, or remove shutdownAt: a shutdown whose time has passed has nothing left to schedule\.$/,
+        ),
+      },
+    ]);
   });
 });

@@ -103,16 +103,23 @@ const timerNeedsRunning: CrossFieldRule<InstanceInputs> = (i) =>
       ]
     : [];
 
-/** Check has only this machine's clock; the cloud's clock and its 5-minute lead decide at apply time. */
-const timerInFuture: CrossFieldRule<InstanceInputs> = (i, failed) => {
+/**
+ * Check has only this machine's clock; the cloud's clock and its 5-minute lead decide at apply time. A
+ * time the state already holds passes: it was ahead when it was set, and once it has passed, a preview of
+ * the unchanged program must not fail (an apply that would set it again is refused then, changing nothing).
+ */
+const timerInFuture: CrossFieldRule<InstanceInputs> = (i, failed, olds) => {
   const now = Math.floor(Date.now() / 1000);
-  return typeof i.shutdownAt === "number" && !failed.has("shutdownAt") && i.shutdownAt <= now
+  if (typeof i.shutdownAt !== "number" || failed.has("shutdownAt") || i.shutdownAt === olds.shutdownAt)
+    return [];
+  return i.shutdownAt <= now
     ? [
         {
           property: "shutdownAt",
           reason:
             `shutdownAt must be in the future: ${isoTime(i.shutdownAt)} is not after now (${isoTime(now)} by this ` +
-            `machine's clock; at apply time the cloud's clock decides and wants it at least ${SHUTDOWN_LEAD_SECONDS / 60} minutes ahead)`,
+            `machine's clock; at apply time the cloud's clock decides and wants it at least ${SHUTDOWN_LEAD_SECONDS / 60} minutes ahead). ` +
+            "Set a later time, or remove shutdownAt: a shutdown whose time has passed has nothing left to schedule.",
         },
       ]
     : [];
