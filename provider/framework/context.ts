@@ -6,6 +6,7 @@ import { EndpointNotFoundError, GpuCloudClient, GpuCloudError, isTransientError 
 import { requestLogFromEnv } from "../request-log";
 import {
   ConfigurationError,
+  malformedSettings,
   resolveProviderSettings,
   SETTINGS,
   type Connection,
@@ -47,6 +48,15 @@ export function warn(message: string): void {
 /** Where warnings go from now on (the native plugin: the engine's log). */
 export function routeWarnings(sink: WarningSink): void {
   warningSink = sink;
+}
+
+/**
+ * Refuses a setting that is set but malformed; a missing one is left to the first call that needs it.
+ * A dynamic provider's check runs this, so a preview fails on a setting that `up` would refuse.
+ */
+export function assertSettingsWellFormed(env: NodeJS.ProcessEnv = process.env): void {
+  const problems = malformedSettings(configuredValue, env);
+  if (problems.length > 0) throw new ConfigurationError(problems.join(" "));
 }
 
 /** The effective settings; a missing key or URL is an error naming both ways to set it. */

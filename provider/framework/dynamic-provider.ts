@@ -4,7 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { checkInputs, type CheckFailure } from "./check";
-import { configure, runOperation } from "./context";
+import { assertSettingsWellFormed, configure, runOperation } from "./context";
 import {
   inputNames,
   stateOutputs,
@@ -62,6 +62,7 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
       configure(req.config);
     },
     async check(olds, news) {
+      assertSettingsWellFormed();
       return checkResource(definition, news, olds);
     },
     async diff(id, olds, news) {

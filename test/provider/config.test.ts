@@ -1,5 +1,12 @@
 import { secret, type Harness } from "../harness";
-import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+import {
+  callsByEndpoint,
+  DEMO_KEY,
+  gpuUuid,
+  pod,
+  startTestEmulator,
+  type TestEmulator,
+} from "../emulator/helpers";
 import { gpucloudHarness } from "../support/providers";
 
 describe("provider configuration", () => {
@@ -34,6 +41,20 @@ describe("provider configuration", () => {
     await expect(h.create("Instance", await h.checked("Instance", spec))).rejects.toThrow(
       /gpucloud:baseUrl.*GPUCLOUD_BASE_URL/,
     );
+  });
+
+  it("refuses a malformed setting at check, so a preview fails as up would, before any API call", async () => {
+    await emu.admin("DELETE", "/requests");
+    const h = await start({ config: { "gpucloud:pollIntervalMs": "fast" }, env: onlyPath });
+    const refused = await h.check("Instance", spec).catch((err: Error) => err.message);
+    expect(refused).toContain('The GPU cloud poll interval "fast" is invalid');
+    expect(refused).toContain("gpucloud:pollIntervalMs");
+    const fromEnv = await start({ env: { ...onlyPath, GPUCLOUD_REQUEST_TIMEOUT_MS: "-5" } });
+    await expect(fromEnv.check("Instance", spec)).rejects.toThrow(/GPUCLOUD_REQUEST_TIMEOUT_MS/);
+    // A missing key or URL is left to the first call that needs them: a preview needs neither.
+    const unset = await start({ env: onlyPath });
+    expect((await unset.check("Instance", spec)).failures).toEqual([]);
+    expect(await callsByEndpoint(emu)).toEqual({});
   });
 
   it("falls back to the environment, even when no Configure call arrives", async () => {
