@@ -8,6 +8,7 @@
  */
 import * as path from "node:path";
 import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
+import { withProgramEnvironment } from "../provider/program-environment";
 import { Program, type Registration, type Resolution } from "./program";
 import { ResourceInitFailedError, type DiffResult, type ReadResult } from "./provider-process";
 import {
@@ -294,14 +295,17 @@ export class Stack {
       deletedFirst: new Set(),
     };
     const { registered, replaced } = deployment;
-    const run = await this.program.run({
-      project: this.options.project,
-      stack: this.options.stack,
-      preview,
-      config: this.options.config,
-      register: (registration) => this.register(deployment, registration),
-      onLateFailure: (error) => this.options.onEvent?.({ kind: "late-failure", operation, error }),
-    });
+    // The program's data sources see `env`, as the provider process does: under the CLI both share one.
+    const run = await withProgramEnvironment(this.options.env, () =>
+      this.program.run({
+        project: this.options.project,
+        stack: this.options.stack,
+        preview,
+        config: this.options.config,
+        register: (registration) => this.register(deployment, registration),
+        onLateFailure: (error) => this.options.onEvent?.({ kind: "late-failure", operation, error }),
+      }),
+    );
     const removed = this.state.resources.filter((r) => !deployment.seen.has(r.urn));
     if (preview) {
       for (const r of removed) steps.push(stepOf("delete", r));

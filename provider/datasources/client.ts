@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "../../sdk";
 import { clientFor, configuredValue } from "../framework/context";
+import { programEnvironment } from "../program-environment";
 import { Connection, resolveConnection } from "../settings";
 import { outputFailure } from "./errors";
 import type { DataSourceOptions, InputArgs } from "./options";
@@ -12,7 +13,7 @@ export async function withClient<T>(
   connection: Connection,
   use: (client: GpuCloudClient) => Promise<T>,
 ): Promise<T> {
-  const client = clientFor(connection);
+  const client = clientFor(connection, programEnvironment());
   try {
     return await use(client);
   } finally {
@@ -25,7 +26,7 @@ export function connect(opts: DataSourceOptions | undefined, requireKey = true):
   // Read by fully qualified key (`gpucloud:apiKey`): in a program its stack config, in the native
   // plugin (whose Invoke runs these functions) the config the engine configured it with.
   const lookup = (key: string) => configuredValue(key) ?? pulumi.runtime.getConfig(key);
-  return resolveConnection(lookup, opts ?? {}, requireKey);
+  return resolveConnection(lookup, opts ?? {}, requireKey, programEnvironment());
 }
 
 export function paging(opts: DataSourceOptions | undefined): { pageSize?: number } {

@@ -109,11 +109,11 @@ function wrongAddress(err: GpuCloudError, baseUrl: string): ConfigurationError {
 }
 
 /** A client for `connection`, logging its requests where GPUCLOUD_REQUEST_LOG asks for it. */
-export function clientFor(connection: Connection): GpuCloudClient {
+export function clientFor(connection: Connection, env: NodeJS.ProcessEnv = process.env): GpuCloudClient {
   return new GpuCloudClient({
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     timeoutMs: connection.requestTimeoutMs,
-    onRequest: requestLogFromEnv(),
+    onRequest: requestLogFromEnv(env),
   });
 }

@@ -10,10 +10,12 @@ describe("examples/fleet under pulumi-gpucloud/testing, its provider settings fr
   });
   afterAll(() => run.close());
 
-  // The provider process gets this process's environment: up works as preview does (it once failed with
-  // "base URL is not set" while preview, run in this process, worked).
+  // The settings are in Stack.open's `env` only, not in this process's environment: the provider process
+  // and the program's data sources (which run in this process) both read them there, as under the CLI.
+  // (up once failed with "base URL is not set" while preview worked; later the data sources did.)
   it("previews, comes up, shows no drift, makes again what was destroyed by hand, and is destroyed", async () => {
     const { stack, api } = run;
+    expect(process.env.GPUCLOUD_BASE_URL).toBeUndefined();
     const all = (op: string) => ({
       "fleet-0": op,
       "fleet-1": op,

@@ -32,13 +32,15 @@ export function compiledExample(name: string): string {
   return compiled;
 }
 
-/** The provider's settings, as the environment variables users may set instead of stack config. */
-const SETTINGS_ENV = ["GPUCLOUD_BASE_URL", "GPUCLOUD_API_KEY", "GPUCLOUD_POLL_INTERVAL_MS"] as const;
+/** `env` without the provider's settings (GPUCLOUD_*), which users may set instead of stack config. */
+function withoutSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("GPUCLOUD_")));
+}
 
 /**
  * The example against a fresh emulator whose clock runs 60x (an instance starts in one real second); the
  * provider polls every 20 ms. `frontDoor` as Stack.open takes it. With `settingsFrom: "environment"` the provider's settings come from
- * GPUCLOUD_* variables of this process instead of stack config, as users of the CLI may set them.
+ * GPUCLOUD_* variables of Stack.open's `env` instead of stack config, as users of the CLI may set them.
  */
 export async function openExample(
   name: string,
@@ -51,11 +53,16 @@ export async function openExample(
   const api = new GpuCloudClient({ baseUrl: emulator.url, apiKey: API_KEY });
   const settings = { baseUrl: emulator.url, apiKey: API_KEY, pollIntervalMs: "20" };
   const fromEnvironment = options.settingsFrom === "environment";
-  if (fromEnvironment) {
-    process.env.GPUCLOUD_BASE_URL = settings.baseUrl;
-    process.env.GPUCLOUD_API_KEY = settings.apiKey;
-    process.env.GPUCLOUD_POLL_INTERVAL_MS = settings.pollIntervalMs;
-  }
+  // This process's environment stays as it is: Stack.open's `env` reaches the provider process and the
+  // program's data sources alike, as one environment does under the CLI.
+  const env = fromEnvironment
+    ? {
+        ...withoutSettings(process.env),
+        GPUCLOUD_BASE_URL: settings.baseUrl,
+        GPUCLOUD_API_KEY: settings.apiKey,
+        GPUCLOUD_POLL_INTERVAL_MS: settings.pollIntervalMs,
+      }
+    : undefined;
   const stack = await Stack.open({
     program: compiledExample(name),
     project: `gpucloud-${name}`,
@@ -71,6 +78,7 @@ export async function openExample(
       ...config,
     },
     frontDoor: options.frontDoor,
+    env,
   });
   return {
     stack,
@@ -80,7 +88,6 @@ export async function openExample(
       await stack.close();
       await api.close();
       await emulator.close();
-      if (fromEnvironment) for (const name of SETTINGS_ENV) delete process.env[name];
     },
   };
 }
