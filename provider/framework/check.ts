@@ -31,9 +31,25 @@ export type CrossFieldRule<T> = (
 
 const PROVIDER_KEY = "__provider";
 
-function reason(field: string, issue: z.core.$ZodIssue): string {
-  const where = issue.path.length > 0 ? `${field}.${issue.path.join(".")}` : field;
-  return `${where} ${issue.message}`;
+/**
+ * The failure in the rule's words. A missing input says it is required; a value of the wrong type says
+ * what it got, since a rule such as "must be one of 1, 2, 4, 8" reads as satisfied by the string "2".
+ */
+function reason(field: string, issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.path.length > 0) return `${field}.${issue.path.join(".")} ${issue.message}`;
+  if (issue.code !== "invalid_type") return `${field} ${issue.message}`;
+  if (value === undefined) return `${field} is required: it ${issue.message}`;
+  return / got /.test(issue.message)
+    ? `${field} ${issue.message}`
+    : `${field} ${issue.message}, got ${shown(value)}`;
+}
+
+/** A value as a message shows it: its type, and the value where it is short. */
+function shown(value: unknown): string {
+  if (typeof value === "string")
+    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + "..." : value)}`;
+  if (value === null || typeof value === "number" || typeof value === "boolean") return String(value);
+  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
 /**
@@ -60,7 +76,7 @@ export function checkInputs<S extends z.ZodObject>(
       if (parsed.data !== undefined) inputs[field] = parsed.data;
     } else {
       failures.push(
-        ...parsed.error.issues.map((issue) => ({ property: field, reason: reason(field, issue) })),
+        ...parsed.error.issues.map((issue) => ({ property: field, reason: reason(field, issue, value) })),
       );
     }
   }

@@ -103,6 +103,28 @@ describe("check, before any API call", () => {
       ]);
     });
 
+    it("says a missing input is required, and what a value of the wrong type was", async () => {
+      const { podUuid, gpuUuid } = pod;
+      expect((await h.check("Instance", { podUuid, gpuUuid })).failures).toEqual([
+        { property: "gpuNums", reason: "gpuNums is required: it must be one of 1, 2, 4, 8" },
+      ]);
+      expect((await h.check("Instance", { ...pod, gpuNums: "2", running: "yes" })).failures).toEqual([
+        { property: "gpuNums", reason: 'gpuNums must be one of 1, 2, 4, 8, got the string "2"' },
+        { property: "running", reason: 'running must be a boolean, got the string "yes"' },
+      ]);
+    });
+
+    it("says a shutdownAt in milliseconds seems to be one", async () => {
+      const inMs = Date.UTC(2030, 0, 1);
+      const { failures } = await h.check("Instance", { ...pod, shutdownAt: inMs });
+      expect(failures).toEqual([
+        {
+          property: "shutdownAt",
+          reason: expect.stringMatching(/, got 1893456000000 \(milliseconds, it seems: divide by 1000\)$/),
+        },
+      ]);
+    });
+
     it("refuses a shutdownAt for an instance that should be stopped", async () => {
       const { failures } = await h.check("Instance", { ...pod, running: false, shutdownAt: 1_900_000_000 });
       expect(failures).toEqual([
@@ -146,7 +168,7 @@ describe("check, before any API call", () => {
       expect(failures).toEqual([
         { property: "idlePeriodMinutes", reason: "idlePeriodMinutes must be one of 10, 30, 60, 120, got 0" },
         { property: "gpuThreshold", reason: "gpuThreshold must be an integer from 0 to 100" },
-        { property: "memoryThreshold", reason: "memoryThreshold must be an integer from 0 to 100" },
+        { property: "memoryThreshold", reason: "memoryThreshold must be an integer from 0 to 100, got 2.5" },
       ]);
     });
   });

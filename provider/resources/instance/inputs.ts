@@ -15,7 +15,13 @@ const uuid = (what: string) =>
 const LATEST_UNIX_SECONDS = 253_402_300_799;
 const notAShutdownTime = (issue: { input: unknown }) =>
   "must be Unix seconds (a positive whole number) or an ISO 8601 time with a zone, e.g. 2026-01-02T03:04:05Z, " +
-  `got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`;
+  `got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}` +
+  (looksLikeMilliseconds(issue.input) ? " (milliseconds, it seems: divide by 1000)" : "");
+
+/** JavaScript's Date.now() and getTime() count milliseconds: a value the cloud's seconds would read as that. */
+function looksLikeMilliseconds(input: unknown): boolean {
+  return typeof input === "number" && input > LATEST_UNIX_SECONDS && input / 1000 <= LATEST_UNIX_SECONDS;
+}
 
 /** shutdownAt: Unix seconds, or an ISO 8601 time with a zone; stored as Unix seconds. */
 const shutdownAt = z
