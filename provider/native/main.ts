@@ -5,6 +5,7 @@
  * port it serves on alone as its first stdout line and runs until SIGTERM or SIGINT (a second signal
  * ends it at once).
  */
+import { packageRoot, packageVersion } from "../package-root";
 import { serveNativeProvider, type NativeProvider } from "./server";
 
 /** Flags the engine puts before the address that take the next argument as their value. */
@@ -37,7 +38,30 @@ export async function runPlugin(args: readonly string[]): Promise<NativeProvider
   return provider;
 }
 
+const USAGE = `Usage: pulumi-resource-gpucloud [ENGINE_ADDRESS]
+
+The gpucloud resource provider plugin. Pulumi starts it: it serves Pulumi's gRPC ResourceProvider
+protocol on 127.0.0.1, prints its port alone as its first line, and runs until SIGTERM or SIGINT.
+Settings come from the stack config (gpucloud:apiKey, gpucloud:baseUrl, gpucloud:pollIntervalMs,
+gpucloud:requestTimeoutMs) or the environment (GPUCLOUD_API_KEY, GPUCLOUD_BASE_URL, ...).
+
+  --version   print the plugin's version and exit
+  --help, -h  print this and exit
+`;
+
+/** What a person typing the bin's name asks for; the engine never passes these. */
+function answersPerson(args: readonly string[]): string | undefined {
+  if (args.includes("--help") || args.includes("-h")) return USAGE;
+  if (args.includes("--version")) return `${packageVersion(packageRoot())}\n`;
+  return undefined;
+}
+
 if (require.main === module) {
+  const answer = answersPerson(process.argv.slice(2));
+  if (answer !== undefined) {
+    process.stdout.write(answer);
+    process.exit(0);
+  }
   runPlugin(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`pulumi-resource-gpucloud could not start: ${(err as Error).message}\n`);
     process.exit(1);

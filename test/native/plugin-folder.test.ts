@@ -4,8 +4,10 @@
  * `pulumi package add ./node_modules/pulumi-gpucloud/plugin` leads to), and the bin executed directly,
  * each with the logging flags the engine puts before its address.
  */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { parse } from "yaml";
 import { installPackedCopy, type InstalledProject } from "../../dev/installed";
 import { engineAddressFrom } from "../../provider/native/main";
@@ -74,6 +76,15 @@ describe("the plugin shipped in the package", () => {
   it("runs as the pulumi-resource-gpucloud executable", async () => {
     const bin = path.join(installed, manifest(installed).bin["pulumi-resource-gpucloud"]);
     await servesItsVersion([process.execPath, bin, ...ENGINE_ARGS]);
+  });
+
+  it("answers a person's --version and --help and exits, serving nothing", async () => {
+    const bin = path.join(installed, manifest(installed).bin["pulumi-resource-gpucloud"]);
+    const run = (arg: string) => promisify(execFile)(process.execPath, [bin, arg], { timeout: 30_000 });
+    expect((await run("--version")).stdout).toBe(`${manifest(REPO_ROOT).version}\n`);
+    const help = (await run("--help")).stdout;
+    expect(help).toMatch(/^Usage: pulumi-resource-gpucloud \[ENGINE_ADDRESS\]\n/);
+    expect(help).toContain("GPUCLOUD_API_KEY");
   });
 
   it("runs as the executable started with no arguments at all", async () => {
