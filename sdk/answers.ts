@@ -171,7 +171,7 @@ function describeBody(a: Answer): string {
     case "empty":
       return "an empty body";
     case "alt":
-      return `the API's answer for a path it does not serve (${said(a)})`;
+      return `a not-found for a path it does not serve (${said(a)})`;
     default:
       return "JSON without the API's code and msg";
   }

@@ -137,6 +137,8 @@ export class InputValidationError extends GpuCloudError {
 export interface FailureErrorInput extends ErrorContext {
   kind: "not_sent" | "lost" | "timeout";
   detail: string;
+  /** The service's origin (scheme, host and port; never credentials), shown where it could not be reached. */
+  origin?: string;
   timeoutMs?: number;
   secret?: string;
 }
@@ -161,7 +163,8 @@ export function errorFromFailure(input: FailureErrorInput): GpuCloudError {
   return new ConnectionError({
     ...base,
     message: redact(
-      `${what}: ${why} (${input.detail}). Check baseUrl and the network, then try again.`,
+      `${what}: ${why}${input.origin ? ` at ${input.origin}` : ""} (${input.detail}). Check the base URL ` +
+        "(gpucloud:baseUrl or GPUCLOUD_BASE_URL in the provider, baseUrl in the SDK) and the network, then try again.",
       input.secret,
     ),
   });

@@ -414,7 +414,12 @@ export class Transport {
         return {
           ok: false,
           failure: { kind },
-          error: errorFromFailure({ ...ctx, kind, detail: redact(describeError(err), this.secret) }),
+          error: errorFromFailure({
+            ...ctx,
+            kind,
+            detail: redact(describeError(err), this.secret),
+            origin: new URL(this.origin).origin,
+          }),
         };
       }
       return this.interpret(spec, relPath, res.statusCode, res.headers["retry-after"], cloudMs, text);
