@@ -80,7 +80,11 @@ export class Program {
     } catch (err) {
       // Node's own message goes on with a require stack of this package's files: the first line says it all.
       const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0];
-      throw new Error(`Could not load the program ${file}: ${reason}`);
+      // Node runs JavaScript only: TypeScript fails on its first type annotation or `export =`.
+      const compileFirst = /\.[cm]?tsx?$/.test(file)
+        ? " Node.js runs JavaScript only: compile the program first (npx tsc) and pass the compiled .js file."
+        : "";
+      throw new Error(`Could not load the program ${file}: ${reason}${compileFirst}`);
     }
     const main =
       typeof exported === "function"

@@ -147,4 +147,20 @@ describe("the engine in a host process", () => {
     await expect(opening).rejects.toThrow(`Could not load the program ${missing}: `);
     await expect(opening).rejects.toThrow("Cannot find module");
   });
+
+  // In a plain Node.js process, as users run their tests: jest's own require would compile the file.
+  it("says to compile a TypeScript program and pass the .js file", async () => {
+    const source = path.join(dir, "program.ts");
+    fs.writeFileSync(source, "const count: number = 1;\nexport = async () => ({ count });\n");
+    const testing = path.join(REPO_ROOT, "dist", "testing");
+    const open = `require(${JSON.stringify(testing)}).Stack.open({ program: ${JSON.stringify(source)}, project: "boxes", stack: "test" })`;
+    const { stdout } = await run(process.execPath, [
+      "-e",
+      `${open}.then(() => console.log("opened"), (e) => console.log(e.message))`,
+    ]);
+    expect(stdout).toContain(`Could not load the program ${source}: `);
+    expect(stdout).toContain(
+      "Node.js runs JavaScript only: compile the program first (npx tsc) and pass the compiled .js file.",
+    );
+  });
 });
