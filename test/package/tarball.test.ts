@@ -71,12 +71,24 @@ describe("the published package", () => {
     );
   });
 
+  it("ships the license its package.json names", () => {
+    expect(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).license).toBe(
+      "Apache-2.0",
+    );
+    expect(files).toContain("LICENSE");
+    expect(fs.readFileSync(path.join(REPO_ROOT, "LICENSE"), "utf8")).toMatch(
+      /^\s*Apache License\s+Version 2\.0, January 2004/,
+    );
+  });
+
   it("ships every bin", () => {
     for (const bin of Object.values(manifest.bin)) expect(files).toContain(bin);
   });
 
   it("holds nothing else: no bench, demo, dev, examples, tests, sources or source maps", () => {
-    const others = files.filter((f) => !SHIPPED.test(f) && f !== "package.json" && f !== "README.md");
+    const others = files.filter(
+      (f) => !SHIPPED.test(f) && !["package.json", "README.md", "LICENSE"].includes(f),
+    );
     expect(others).toEqual([]);
     for (const folder of ["bench", "demo", "dev", "examples", "test"]) {
       expect(files.filter((f) => f.startsWith(`dist/${folder}/`) || f.startsWith(`${folder}/`))).toEqual([]);
