@@ -59,7 +59,8 @@ export const marketImageSchema = z.strictObject({
     TensorFlow: component,
     Ubuntu: component,
   }),
-  size: amount,
+  /** Bytes, a whole number (spec "Market image"). */
+  size: z.int().min(0),
   created_at: seconds,
   updated_at: seconds,
 });

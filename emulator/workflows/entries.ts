@@ -19,6 +19,9 @@ export const MEDIA_VALUE_TYPES = new Map<string, MediaType>([
   ["file_input", "file"],
   ["file", "file"],
 ]);
+/** The GPU models a workflow revision runs on, as /workflow/market/info reports them. */
+export const WORKFLOW_GPU_MODELS = ["4080", "4090D", "5090"] as const;
+
 export const SCALAR_VALUE_TYPES = ["string", "int", "float", "bool"] as const;
 const VALUE_TYPES = [...SCALAR_VALUE_TYPES, ...MEDIA_VALUE_TYPES.keys()];
 
@@ -114,7 +117,8 @@ export const workflowSeedEntrySchema = z
       .literal("CNY", { message: 'must be "CNY", the only currency quotes are in' })
       .optional(),
     quote_amount: decimal,
-    gpu_model: nonEmpty.optional(),
+    /** The API reports no other models (spec "Workflow detail"); absent, it reports 4080. */
+    gpu_model: choice(WORKFLOW_GPU_MODELS).optional(),
     may_incur_external_model_cost: z.boolean().default(false),
     external_cost_notice: z.string().default(""),
     editable_parameter_manifest: z.array(manifestEntrySchema),

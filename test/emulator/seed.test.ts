@@ -30,7 +30,7 @@ const WORKFLOW = {
   title: "Upscale",
   owner: { user_id: "acme", display_name: "Acme" },
   quote_amount: "0.30000000",
-  gpu_model: "H100",
+  gpu_model: "5090",
   editable_parameter_manifest: [
     { name: "image", value_type: "image_input", required: true },
     {
@@ -109,7 +109,7 @@ describe("--seed FILE", () => {
       ]);
       expect(await data("/workflow/market/info?workflow_id=wf_upscale")).toMatchObject({
         revision_id: "rev_upscale_1",
-        gpu_model: "H100",
+        gpu_model: "5090",
         quote_amount: "0.30000000",
       });
     });
@@ -211,6 +211,16 @@ describe("--seed FILE", () => {
       "an unknown price period",
       { gpus: [{ ...GPU, price: { hour: 1, fortnight: 10 } }] },
       "gpus[0].price: has an unknown field: fortnight",
+    ],
+    [
+      "a GPU model the API does not report for a workflow",
+      { workflows: [{ ...WORKFLOW, gpu_model: "H100" }] },
+      "workflows[0].gpu_model: must be one of 4080, 4090D, 5090",
+    ],
+    [
+      "an image size in fractions of a byte",
+      { market_images: [{ ...MARKET, size: 1.5 }] },
+      "market_images[0].size: must be an integer",
     ],
     [
       "a quote in another currency",
