@@ -86,13 +86,40 @@ function instanceIdsOf(resource: StackResource): string[] {
   });
 }
 
-/** Throws with what is wrong when `value` is not a stack export (the first thing a user gets wrong). */
+/** A state file of `pulumi-gpucloud/testing` (`stateFile`): its resources, without the engine's layout. */
+interface TestingStateFile {
+  secretsProvider: unknown;
+  resources: StackResource[];
+}
+
+function isTestingStateFile(value: unknown): value is TestingStateFile {
+  const file = value as Partial<TestingStateFile> | null;
+  return (
+    typeof file === "object" && file !== null && "secretsProvider" in file && Array.isArray(file.resources)
+  );
+}
+
+/**
+ * The stack export in `value`, or the same of a `pulumi-gpucloud/testing` state file (whose runs may
+ * reach the live cloud too); throws with what is wrong otherwise (the first thing a user gets wrong).
+ */
 export function asStackExport(value: unknown, source: string): StackExport {
+  if (isTestingStateFile(value)) {
+    const resources = value.resources.map(({ urn, type, id, inputs, outputs }) => ({
+      urn,
+      type,
+      id,
+      inputs,
+      outputs,
+    }));
+    return { deployment: { resources } };
+  }
   const deployment = (value as StackExport | null)?.deployment;
   if (typeof deployment !== "object" || deployment === null || Array.isArray(deployment)) {
     throw new Error(
-      `${source} is not the output of \`pulumi stack export\`: it has no "deployment" object. ` +
-        "Run `pulumi stack export --file stack.json` in the stack's project and pass that file.",
+      `${source} is neither the output of \`pulumi stack export\` (it has no "deployment" object) nor a ` +
+        "state file of pulumi-gpucloud/testing. Run `pulumi stack export --file stack.json` in the stack's " +
+        "project and pass that file.",
     );
   }
   return value as StackExport;

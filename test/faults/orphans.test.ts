@@ -4,12 +4,13 @@
  * gpucloud-orphans CLI) must list exactly that instance, flagged as the pending create's.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { findOrphans, formatReport, type StackExport } from "pulumi-gpucloud";
 import { asStackExport } from "../../provider/orphans";
-import { REPO_ROOT, type Harness, type Props, type ResourceState } from "../harness";
+import { REPO_ROOT, secret, type Harness, type Props, type ResourceState } from "../harness";
+import { FileStore } from "../../testing/state";
 import { DEMO_KEY } from "../emulator/helpers";
 import { gpucloudHarness, providerConfig, providerTexts } from "../support/providers";
 import { startWorld, type World } from "../support/world";
@@ -262,9 +263,37 @@ describe("findOrphans", () => {
     ]);
   });
 
+  it("reads a state file of pulumi-gpucloud/testing, whose secrets stay sealed", () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "gpucloud-orphans-")), "stack.json");
+    const record = (name: string, id: string, outputs: Props) => ({
+      urn: `urn:pulumi:test::fleet::${INSTANCE_TYPE}::${name}`,
+      type: INSTANCE_TYPE,
+      name,
+      id,
+      inputs: { gpuUuid: "g", gpuNums: 1 },
+      outputs,
+      secretOutputs: ["sshPasswords"],
+      dependencies: [],
+    });
+    const store = new FileStore(file, "passphrase");
+    store.load("fleet", "test");
+    store.save({
+      project: "fleet",
+      stack: "test",
+      resources: [record("a", "i-1", { instanceUuid: "i-1", sshPasswords: secret({ SSH: "hunter2" }) })],
+      outputs: {},
+      secretOutputs: [],
+    });
+    const text = readFileSync(file, "utf8");
+    const report = findOrphans([cloud("i-1"), cloud("i-2")], [asStackExport(JSON.parse(text), file)]);
+    expect(report.known).toBe(1);
+    expect(report.orphans.map((o) => o.instanceUuid)).toEqual(["i-2"]);
+    expect(text + JSON.stringify(report)).not.toContain("hunter2");
+  });
+
   it("refuses what is not a stack export, saying what to pass", () => {
     expect(() => asStackExport({ resources: [] }, "state.json")).toThrow(
-      /state.json is not the output of `pulumi stack export`/,
+      /state.json is neither the output of `pulumi stack export` \(it has no "deployment" object\) nor a state file of pulumi-gpucloud\/testing/,
     );
   });
 });
