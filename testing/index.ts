@@ -4,6 +4,7 @@
  * as data. Resources go through Pulumi's own dynamic-provider server, as under the CLI.
  */
 export {
+  CheckFailedError,
   OperationError,
   Stack,
   StepError,

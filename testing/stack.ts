@@ -72,6 +72,20 @@ export class StepError extends Error {
   }
 }
 
+/** A resource's inputs failed its provider's check, before any call to the cloud: each failure names its input. */
+export class CheckFailedError extends Error {
+  override readonly name = "CheckFailedError";
+  constructor(
+    /** The resource's name in the program. */
+    readonly resource: string,
+    readonly type: string,
+    readonly failures: { property: string; reason: string }[],
+  ) {
+    const reasons = failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
+    super(`${resource} (${typeName(type)}) failed its check: ${reasons}`);
+  }
+}
+
 /** An operation failed; the state keeps whatever was done before the failure. */
 export class OperationError extends Error {
   override readonly name = "OperationError";
@@ -443,10 +457,7 @@ export class Stack {
   ): Promise<Props> {
     const olds = old ? wrapSecrets(old.inputs, old.secretOutputs) : {};
     const checked = await this.door.check(ref, olds, news).catch(failed("check", name, ref.type));
-    if (checked.failures.length > 0) {
-      const reasons = checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
-      throw new Error(`${name} (${typeName(ref.type)}) failed its check: ${reasons}`);
-    }
+    if (checked.failures.length > 0) throw new CheckFailedError(name, ref.type, checked.failures);
     return reveal(checked.inputs) as Props;
   }
 

@@ -1,4 +1,4 @@
-import { isSecret, OperationError, secret, Stack, UNKNOWN } from "../../testing";
+import { CheckFailedError, isSecret, OperationError, secret, Stack, UNKNOWN } from "../../testing";
 import { notesConfig, notesWorld, plan, type NotesWorld } from "./notes-world";
 
 describe("the engine (preview, up, refresh, destroy) on a fixture program", () => {
@@ -76,6 +76,13 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
     await expect(failure).rejects.toThrow(
       "note-0 (fixture:Note) failed its check: text: text must be a string",
     );
+    const [checkFailure] = ((await failure.catch((e: unknown) => e)) as OperationError).failures;
+    expect(checkFailure).toBeInstanceOf(CheckFailedError);
+    expect(checkFailure).toMatchObject({
+      name: "CheckFailedError",
+      resource: "note-0",
+      failures: [{ property: "text", reason: expect.stringMatching(/^text must be a string/) }],
+    });
     expect(stack.current.resources).toEqual(before);
   });
 
