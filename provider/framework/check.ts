@@ -33,7 +33,7 @@ const PROVIDER_KEY = "__provider";
 
 /**
  * The failure in the rule's words. A missing input says it is required; a value of the wrong type says
- * what it got, since a rule such as "must be one of 1, 2, 4, 8" reads as satisfied by the string "2".
+ * what it got, since a rule such as "must be one of 1, 2, 4, 8" reads as satisfied by a string "2".
  */
 function reason(field: string, issue: z.core.$ZodIssue, value: unknown): string {
   if (issue.path.length > 0) return `${field}.${issue.path.join(".")} ${issue.message}`;
@@ -44,10 +44,25 @@ function reason(field: string, issue: z.core.$ZodIssue, value: unknown): string 
     : `${field} ${issue.message}, got ${shown(value)}`;
 }
 
-/** A value as a message shows it: its type, and the value where it is short. */
+/** Stands for a secret input's value, which a message never shows. */
+const SECRET = Symbol("secret");
+
+/**
+ * A failure of a secret input: the rule, never the value. Rules say what they got after " got "
+ * ("must be one of 1, 2, 4, 8, got 3"); that part is replaced.
+ */
+function withoutValue(text: string): string {
+  const at = text.indexOf(" got ");
+  return at < 0 ? text : `${text.slice(0, at).replace(/,$/, "")}, got a secret value`;
+}
+
+/**
+ * A value as a message shows it: a number or boolean itself, anything else by its type. A text may be a
+ * secret the provider cannot tell from others (the dynamic-provider server gets secrets in the clear).
+ */
 function shown(value: unknown): string {
-  if (typeof value === "string")
-    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + "..." : value)}`;
+  if (value === SECRET) return "a secret value";
+  if (typeof value === "string") return "a string";
   if (value === null || typeof value === "number" || typeof value === "boolean") return String(value);
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
@@ -61,6 +76,7 @@ export function checkInputs<S extends z.ZodObject>(
   news: Record<string, unknown>,
   rules: CrossFieldRule<z.output<S>>[] = [],
   olds: Readonly<Record<string, unknown>> = {},
+  secrets: ReadonlySet<string> = new Set(),
 ): CheckResult<z.output<S>> {
   const shape = schema.shape as Record<string, z.ZodType>;
   const inputs: Record<string, unknown> = {};
@@ -76,7 +92,12 @@ export function checkInputs<S extends z.ZodObject>(
       if (parsed.data !== undefined) inputs[field] = parsed.data;
     } else {
       failures.push(
-        ...parsed.error.issues.map((issue) => ({ property: field, reason: reason(field, issue, value) })),
+        ...parsed.error.issues.map((issue) => ({
+          property: field,
+          reason: secrets.has(field)
+            ? withoutValue(reason(field, issue, SECRET))
+            : reason(field, issue, value),
+        })),
       );
     }
   }

@@ -27,8 +27,9 @@ export function checkResource(
   definition: AnyResourceDefinition,
   news: Record<string, unknown>,
   olds: Record<string, unknown> = {},
+  secrets: ReadonlySet<string> = new Set(),
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  return checkInputs(definition.inputs, news, definition.checks, olds);
+  return checkInputs(definition.inputs, news, definition.checks, olds, secrets);
 }
 
 /**

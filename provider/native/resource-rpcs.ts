@@ -58,7 +58,8 @@ export class ResourceRpcs {
 
   check(req: provproto.CheckRequest): provproto.CheckResponse {
     const { props: news, secrets } = unwrap(req.getNews());
-    const { inputs, failures } = checkResource(this.definition(req), news, unwrap(req.getOlds()).props);
+    const olds = unwrap(req.getOlds()).props;
+    const { inputs, failures } = checkResource(this.definition(req), news, olds, secrets);
     const res = new provproto.CheckResponse();
     res.setInputs(wrap(inputs, secrets));
     res.setFailuresList(failures.map((f) => checkFailure(f.property, f.reason)));

@@ -90,6 +90,22 @@ describe("the native plugin over gRPC against the emulator", () => {
           reason: expect.stringMatching(/^extra is not an input/),
         }),
       ]);
+      // A secret input's failure states the rule, never the value.
+      const hidden = await c.plugin.client.check("Instance", {
+        ...c.spec,
+        gpuNums: secret(3),
+        title: secret(7),
+        shutdownAt: secret("teatime-2031"),
+      });
+      expect(hidden.failures).toEqual([
+        { property: "gpuNums", reason: "gpuNums must be one of 1, 2, 4, 8, got a secret value" },
+        { property: "title", reason: "title must be a string, got a secret value" },
+        {
+          property: "shutdownAt",
+          reason: expect.stringMatching(/^shutdownAt must be Unix seconds .*, got a secret value$/),
+        },
+      ]);
+      expect(JSON.stringify(hidden.failures)).not.toContain("teatime");
       const previewed = await c.plugin.client.check("Instance", { ...c.spec, gpuUuid: UNKNOWN });
       expect(previewed).toEqual({
         inputs: {

@@ -109,8 +109,8 @@ describe("check, before any API call", () => {
         { property: "gpuNums", reason: "gpuNums is required: it must be one of 1, 2, 4, 8" },
       ]);
       expect((await h.check("Instance", { ...pod, gpuNums: "2", running: "yes" })).failures).toEqual([
-        { property: "gpuNums", reason: 'gpuNums must be one of 1, 2, 4, 8, got the string "2"' },
-        { property: "running", reason: 'running must be a boolean, got the string "yes"' },
+        { property: "gpuNums", reason: "gpuNums must be one of 1, 2, 4, 8, got a string" },
+        { property: "running", reason: "running must be a boolean, got a string" },
       ]);
     });
 
