@@ -5,6 +5,8 @@
  * Instance resource holds, flagging those a pending create probably made. Pure logic: no I/O here.
  */
 
+import { isPendingId } from "./resources/instance/pending-record";
+
 /** An Instance as the state keeps it: through the dynamic providers, or through the native plugin. */
 export const INSTANCE_TYPES: readonly string[] = [
   "pulumi-nodejs:dynamic/gpucloud:Instance",
@@ -47,6 +49,13 @@ export interface PendingCreate {
   urn: string;
   stack: string;
   inputs: Record<string, unknown>;
+  /**
+   * True for a record the provider kept (id `pending-create:...`): the next up, refresh or destroy of its
+   * stack resolves it and adopts what it made. False for the engine's pending operation, which nothing resolves.
+   */
+  recorded: boolean;
+  /** Instances the record named as possibly its own. */
+  candidates: string[];
 }
 
 export interface Orphan {
@@ -58,6 +67,8 @@ export interface Orphan {
   createTime: number | null;
   /** URNs of pending Instance creates whose inputs this instance matches: it is probably theirs. */
   pendingCreates: string[];
+  /** Those of them the provider recorded in the state: the stack's next up, refresh or destroy resolves them. */
+  recordedBy: string[];
 }
 
 export interface OrphanReport {
@@ -82,6 +93,15 @@ function stackOf(urn: string): string {
 function instanceIdsOf(resource: StackResource): string[] {
   return [resource.id, resource.outputs?.instanceUuid, resource.inputs?.adoptInstanceUuid].flatMap((v) => {
     const id = text(v);
+    return id && !isPendingId(id) ? [id] : [];
+  });
+}
+
+/** The instances a pending record named as possibly its own (its `pendingCreate.candidates`). */
+function candidatesOf(resource: StackResource): string[] {
+  const record = resource.outputs?.pendingCreate as { candidates?: { instanceUuid?: unknown }[] } | undefined;
+  return (Array.isArray(record?.candidates) ? record.candidates : []).flatMap((c) => {
+    const id = text(c?.instanceUuid);
     return id ? [id] : [];
   });
 }
@@ -140,13 +160,26 @@ export function knownInstanceIds(stacks: StackExport[]): Set<string> {
 }
 
 export function pendingCreates(stacks: StackExport[]): PendingCreate[] {
-  return stacks.flatMap((e) =>
-    (e.deployment?.pending_operations ?? []).flatMap((op) =>
+  return stacks.flatMap((e) => [
+    ...(e.deployment?.pending_operations ?? []).flatMap((op) =>
       op.type === "creating" && isInstance(op.resource) && op.resource?.urn
-        ? [{ urn: op.resource.urn, stack: stackOf(op.resource.urn), inputs: op.resource.inputs ?? {} }]
+        ? [pendingCreate(op.resource, op.resource.urn, false)]
         : [],
     ),
-  );
+    ...(e.deployment?.resources ?? []).flatMap((r) =>
+      isInstance(r) && r.urn && isPendingId(text(r.id) ?? "") ? [pendingCreate(r, r.urn, true)] : [],
+    ),
+  ]);
+}
+
+function pendingCreate(resource: StackResource, urn: string, recorded: boolean): PendingCreate {
+  return {
+    urn,
+    stack: stackOf(urn),
+    inputs: resource.inputs ?? {},
+    recorded,
+    candidates: candidatesOf(resource),
+  };
 }
 
 /**
@@ -154,6 +187,7 @@ export function pendingCreates(stacks: StackExport[]): PendingCreate[] {
  * created from one, and the program's title once the provider got as far as setting it.
  */
 function couldBeFrom(instance: ListedInstance, pending: PendingCreate): boolean {
+  if (pending.candidates.includes(instance.instance_uuid)) return true;
   const { gpuUuid, gpuNums, imageUuid, title } = pending.inputs;
   const same = (cloudValue: unknown, wanted: unknown) =>
     wanted === undefined || cloudValue === undefined || cloudValue === wanted;
@@ -178,6 +212,7 @@ export function findOrphans(cloud: ListedInstance[], stacks: StackExport[]): Orp
       gpuNums: i.gpu_nums ?? null,
       createTime: i.create_time ?? null,
       pendingCreates: pending.filter((p) => couldBeFrom(i, p)).map((p) => p.urn),
+      recordedBy: pending.filter((p) => p.recorded && couldBeFrom(i, p)).map((p) => p.urn),
     }))
     .sort(
       (a, b) => (a.createTime ?? 0) - (b.createTime ?? 0) || a.instanceUuid.localeCompare(b.instanceUuid),
@@ -196,7 +231,11 @@ export function formatReport(report: OrphanReport): string {
     `${o.gpuNums ?? "?"} x ${o.gpuName || "?"}`,
     o.title || "-",
     o.createTime === null ? "-" : new Date(o.createTime * 1000).toISOString(),
-    o.pendingCreates.length > 0 ? `pending create of ${o.pendingCreates.join(", ")}` : "no stack knows it",
+    o.recordedBy.length > 0
+      ? `recorded pending create of ${o.recordedBy.join(", ")}: resolved by its stack's next up, refresh or destroy`
+      : o.pendingCreates.length > 0
+        ? `pending create of ${o.pendingCreates.join(", ")}`
+        : "no stack knows it",
   ]);
   const header = ["INSTANCE", "STATUS", "GPU", "TITLE", "CREATED", "NOTE"];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
@@ -210,6 +249,12 @@ export function formatReport(report: OrphanReport): string {
     line(header),
     ...rows.map(line),
     "",
+    ...(report.orphans.some((o) => o.recordedBy.length > 0)
+      ? [
+          "Leave a recorded pending create's instance alone: the next up, refresh or destroy of its stack",
+          "finds it and adopts it (or destroys it, for destroy). Destroying it by hand makes up create another.",
+        ]
+      : []),
     "Keep one: clear the pending create (`pulumi refresh --clear-pending-creates`), then set",
     "adoptInstanceUuid to its uuid on that Instance resource and run `pulumi up`.",
     "Drop one: destroy it in the console or with client.instances.destroy(uuid); it bills until then.",

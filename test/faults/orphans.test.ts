@@ -280,14 +280,36 @@ describe("findOrphans", () => {
     store.save({
       project: "fleet",
       stack: "test",
-      resources: [record("a", "i-1", { instanceUuid: "i-1", sshPasswords: secret({ SSH: "hunter2" }) })],
+      resources: [
+        record("a", "i-1", { instanceUuid: "i-1", sshPasswords: secret({ SSH: "hunter2" }) }),
+        // A create whose outcome stayed unknown, as the provider records it (id pending-create:...).
+        record("b", "pending-create:1700000000:0123abcd", {
+          pendingCreate: { candidates: [{ instanceUuid: "i-3", createTime: 1_700_000_001 }] },
+        }),
+      ],
       outputs: {},
       secretOutputs: [],
     });
     const text = readFileSync(file, "utf8");
-    const report = findOrphans([cloud("i-1"), cloud("i-2")], [asStackExport(JSON.parse(text), file)]);
+    const listed = [cloud("i-1"), cloud("i-2", { gpu_nums: 8 }), cloud("i-3", { gpu_nums: 8 })];
+    const report = findOrphans(listed, [asStackExport(JSON.parse(text), file)]);
     expect(report.known).toBe(1);
-    expect(report.orphans.map((o) => o.instanceUuid)).toEqual(["i-2"]);
+    expect(report.pendingCreates).toEqual([
+      expect.objectContaining({
+        urn: `urn:pulumi:test::fleet::${INSTANCE_TYPE}::b`,
+        recorded: true,
+        candidates: ["i-3"],
+      }),
+    ]);
+    expect(report.orphans.map((o) => [o.instanceUuid, o.recordedBy.length])).toEqual([
+      ["i-2", 0],
+      ["i-3", 1],
+    ]);
+    const shown = formatReport(report);
+    expect(shown).toMatch(
+      /i-3 .*recorded pending create of urn:pulumi:test::fleet::.*::b: resolved by its stack's next up/,
+    );
+    expect(shown).toContain("Leave a recorded pending create's instance alone");
     expect(text + JSON.stringify(report)).not.toContain("hunter2");
   });
 
