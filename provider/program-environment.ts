@@ -1,27 +1,32 @@
 /**
  * The environment a program's data sources read their settings from (GPUCLOUD_BASE_URL, GPUCLOUD_API_KEY,
  * GPUCLOUD_REQUEST_LOG, ...). Under the Pulumi CLI the program and the provider share one environment;
- * `pulumi-gpucloud/testing` runs a program inside the caller's process with its own `env`, and sets it
- * here for the run, so that the program's data sources see what the provider process sees.
+ * `pulumi-gpucloud/testing` runs a program inside the caller's process with its own `env`, and enters it
+ * here for as long as the program runs, so that its data sources see what the provider process sees.
  *
- * Kept on a global symbol: the harness and the program may load two copies of this package.
+ * Kept on a global symbol: the harness and the program may load two copies of this package. The newest
+ * program still running decides; only when none is does this process's own environment apply.
  */
-const KEY = Symbol.for("pulumi-gpucloud.programEnvironment");
+const KEY = Symbol.for("pulumi-gpucloud.programEnvironments");
 
-type Holder = { [KEY]?: NodeJS.ProcessEnv };
+type Holder = { [KEY]?: NodeJS.ProcessEnv[] };
 
-export function programEnvironment(): NodeJS.ProcessEnv {
-  return (globalThis as Holder)[KEY] ?? process.env;
+function running(): NodeJS.ProcessEnv[] {
+  const holder = globalThis as Holder;
+  return (holder[KEY] ??= []);
 }
 
-/** Runs `work` with `env` as the program's environment; runs of one process take turns (testing/stack.ts). */
-export async function withProgramEnvironment<T>(env: NodeJS.ProcessEnv, work: () => Promise<T>): Promise<T> {
-  const holder = globalThis as Holder;
-  const previous = holder[KEY];
-  holder[KEY] = env;
-  try {
-    return await work();
-  } finally {
-    holder[KEY] = previous;
-  }
+export function programEnvironment(): NodeJS.ProcessEnv {
+  return running().at(-1) ?? process.env;
+}
+
+/** Makes `env` the program's environment until the returned function is called (once its program has settled). */
+export function enterProgramEnvironment(env: NodeJS.ProcessEnv): () => void {
+  const entry = { ...env };
+  running().push(entry);
+  return () => {
+    const envs = running();
+    const at = envs.indexOf(entry);
+    if (at >= 0) envs.splice(at, 1);
+  };
 }

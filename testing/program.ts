@@ -50,6 +50,8 @@ export interface ProgramRunOptions {
 export interface ProgramRun {
   /** Stack outputs in wire form. */
   outputs: Props;
+  /** Settles when the program's function has (a run that stopped early returns before). Never rejects. */
+  settled: Promise<void>;
   /** Every failure: of a registration, or of the program itself. */
   errors: Error[];
 }
@@ -176,7 +178,7 @@ export class Program {
     if (finished) done();
     // Node reports the rejections of a turn once its microtasks are drained: keep watching until then.
     else void completed.then(() => setImmediate(done));
-    return { outputs, errors: [...errors, ...stray] };
+    return { outputs, errors: [...errors, ...stray], settled: completed };
   }
 
   /** Ends the watch of runs that stopped early and still have work pending. */

@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
-import { withProgramEnvironment } from "../provider/program-environment";
+import { enterProgramEnvironment } from "../provider/program-environment";
 import { Program, type Registration, type Resolution } from "./program";
 import { ResourceInitFailedError, type DiffResult, type ReadResult } from "./provider-process";
 import {
@@ -147,6 +147,8 @@ function inTurn<T>(work: () => Promise<T>): Promise<T> {
 /** One stack: its program, its state and one provider process for every operation. */
 export class Stack {
   private closed = false;
+  /** The program environments of this stack's runs that have not settled yet (see run). */
+  private readonly environments = new Set<() => void>();
 
   private constructor(
     private readonly options: StackOptions & { config: Props; cwd: string; env: NodeJS.ProcessEnv },
@@ -202,6 +204,9 @@ export class Stack {
     if (this.closed) return;
     this.closed = true;
     this.program.dispose();
+    // A run whose program never settles (outputs waiting on a failed resource) gives its environment back here.
+    for (const leave of this.environments) leave();
+    this.environments.clear();
     await this.door.close();
   }
 
@@ -309,17 +314,28 @@ export class Stack {
       deletedFirst: new Set(),
     };
     const { registered, replaced } = deployment;
-    // The program's data sources see `env`, as the provider process does: under the CLI both share one.
-    const run = await withProgramEnvironment(this.options.env, () =>
-      this.program.run({
+    // The program's data sources see `env`, as the provider process does (under the CLI both share one),
+    // until the program has settled: a run that stopped early may still call them.
+    const entered = enterProgramEnvironment(this.options.env);
+    const leave = () => {
+      entered();
+      this.environments.delete(leave);
+    };
+    this.environments.add(leave);
+    const run = await this.program
+      .run({
         project: this.options.project,
         stack: this.options.stack,
         preview,
         config: this.options.config,
         register: (registration) => this.register(deployment, registration),
         onLateFailure: (error) => this.options.onEvent?.({ kind: "late-failure", operation, error }),
-      }),
-    );
+      })
+      .catch((err: unknown) => {
+        leave();
+        throw err;
+      });
+    void run.settled.then(leave);
     const removed = this.state.resources.filter((r) => !deployment.seen.has(r.urn));
     if (preview) {
       for (const r of removed) steps.push(stepOf("delete", r));
