@@ -56,14 +56,19 @@ function withoutValue(text: string): string {
   return at < 0 ? text : `${text.slice(0, at).replace(/,$/, "")}, got a secret value`;
 }
 
+/** A rule across inputs broken by a secret one: the rule (its words before the first colon), not the value. */
+function ruleOnly(failure: CheckFailure): CheckFailure {
+  const rule = failure.reason.split(":")[0];
+  return { property: failure.property, reason: `${rule} (the value is secret, so it is not shown)` };
+}
+
 /**
- * A value as a message shows it: a number or boolean itself, anything else by its type. A text may be a
- * secret the provider cannot tell from others (the dynamic-provider server gets secrets in the clear).
+ * A value of the wrong type as a message shows it: by its type only. It may be a secret the provider
+ * cannot tell from others (the dynamic-provider server gets secrets in the clear).
  */
 function shown(value: unknown): string {
   if (value === SECRET) return "a secret value";
-  if (typeof value === "string") return "a string";
-  if (value === null || typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === null) return "null";
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
@@ -111,8 +116,10 @@ export function checkInputs<S extends z.ZodObject>(
     }
   }
   const failed = new Set(failures.map((f) => f.property));
-  for (const rule of rules)
-    failures.push(...rule(inputs as Partial<Record<keyof z.output<S>, unknown>>, failed, olds));
+  for (const rule of rules) {
+    const broken = rule(inputs as Partial<Record<keyof z.output<S>, unknown>>, failed, olds);
+    failures.push(...broken.map((f) => (secrets.has(f.property) ? ruleOnly(f) : f)));
+  }
   return { inputs: inputs as z.output<S>, failures };
 }
 

@@ -106,6 +106,13 @@ describe("the native plugin over gRPC against the emulator", () => {
         },
       ]);
       expect(JSON.stringify(hidden.failures)).not.toContain("teatime");
+      const past = await c.plugin.client.check("Instance", { ...c.spec, shutdownAt: secret(1_600_000_000) });
+      expect(past.failures).toEqual([
+        {
+          property: "shutdownAt",
+          reason: "shutdownAt must be in the future (the value is secret, so it is not shown)",
+        },
+      ]);
       const previewed = await c.plugin.client.check("Instance", { ...c.spec, gpuUuid: UNKNOWN });
       expect(previewed).toEqual({
         inputs: {
