@@ -345,6 +345,17 @@ describe.each(DOORS)("check of a shutdownAt the state already holds, through the
     expect(inputs.shutdownAt).toBe(anHourAgo);
   });
 
+  it("refuses it with a change that replaces the instance: the new one's create could not set it", async () => {
+    const { failures } = await h.check(
+      "Instance",
+      { ...pod, gpuNums: 2, shutdownAt: anHourAgo },
+      stored(anHourAgo),
+    );
+    expect(failures).toEqual([
+      { property: "shutdownAt", reason: expect.stringMatching(/^shutdownAt must be in the future: /) },
+    ]);
+  });
+
   it("refuses a past time the state does not hold, saying to set a later one or remove it", async () => {
     const { failures } = await h.check("Instance", { ...pod, shutdownAt: anHourAgo }, stored(anHourAgo + 60));
     expect(failures).toEqual([

@@ -7,7 +7,7 @@ import { plainJson } from "../../framework/plain-json";
 import { POWERED_ON, services, shutdownAtInput, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
-import { instanceChecks, InstanceInputs } from "./inputs";
+import { instanceChecks, InstanceInputs, REPLACING_INPUTS } from "./inputs";
 import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./pending-record";
 import { deletePending, readPending, registerRecord } from "./pending-resolution";
 import { instanceReads, instanceUnlessGone } from "./reads";
@@ -110,7 +110,7 @@ export const instance = defineResource({
   inputs: InstanceInputs,
   outputs,
   diff: {
-    replaceOnChanges: ["podUuid", "podTag", "imageUuid", "gpuUuid", "gpuNums", "adoptInstanceUuid"],
+    replaceOnChanges: REPLACING_INPUTS,
     // An absent title means the program leaves the title alone (DESIGN §3 is silent on clearing it).
     keepWhenUnset: ["title"],
     adoptsById: "adoptInstanceUuid",

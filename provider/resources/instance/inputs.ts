@@ -38,6 +38,16 @@ const shutdownAt = z
   .transform((v) => (typeof v === "number" ? v : Math.floor(Date.parse(v) / 1000)))
   .pipe(z.number().int());
 
+/** The inputs whose change replaces an instance: the cloud cannot change them in place. */
+export const REPLACING_INPUTS = [
+  "podUuid",
+  "podTag",
+  "imageUuid",
+  "gpuUuid",
+  "gpuNums",
+  "adoptInstanceUuid",
+] as const;
+
 export const InstanceInputs = z.object({
   podUuid: uuid("a pod uuid from getPods")
     .optional()
@@ -113,11 +123,14 @@ const timerNeedsRunning: CrossFieldRule<InstanceInputs> = (i) =>
  * Check has only this machine's clock; the cloud's clock and its 5-minute lead decide at apply time. A
  * time the state already holds passes: it was ahead when it was set, and once it has passed, a preview of
  * the unchanged program must not fail (an apply that would set it again is refused then, changing nothing).
+ * Not with a replacement, though: its create would be refused after the engine may have deleted the old one.
  */
 const timerInFuture: CrossFieldRule<InstanceInputs> = (i, failed, olds) => {
   const now = Math.floor(Date.now() / 1000);
-  if (typeof i.shutdownAt !== "number" || failed.has("shutdownAt") || i.shutdownAt === olds.shutdownAt)
-    return [];
+  if (typeof i.shutdownAt !== "number" || failed.has("shutdownAt")) return [];
+  // A replacement creates a new instance, which sets the time anew: it must be ahead then too.
+  const replaced = REPLACING_INPUTS.some((name) => JSON.stringify(i[name]) !== JSON.stringify(olds[name]));
+  if (i.shutdownAt === olds.shutdownAt && !replaced) return [];
   return i.shutdownAt <= now
     ? [
         {
