@@ -204,16 +204,19 @@ export function findOrphans(cloud: ListedInstance[], stacks: StackExport[]): Orp
   const pending = pendingCreates(stacks);
   const orphans = cloud
     .filter((i) => !known.has(i.instance_uuid))
-    .map((i) => ({
-      instanceUuid: i.instance_uuid,
-      status: i.status,
-      title: i.title ?? "",
-      gpuName: i.gpu_name ?? "",
-      gpuNums: i.gpu_nums ?? null,
-      createTime: i.create_time ?? null,
-      pendingCreates: pending.filter((p) => couldBeFrom(i, p)).map((p) => p.urn),
-      recordedBy: pending.filter((p) => p.recorded && couldBeFrom(i, p)).map((p) => p.urn),
-    }))
+    .map((i) => {
+      const matching = pending.filter((p) => couldBeFrom(i, p));
+      return {
+        instanceUuid: i.instance_uuid,
+        status: i.status,
+        title: i.title ?? "",
+        gpuName: i.gpu_name ?? "",
+        gpuNums: i.gpu_nums ?? null,
+        createTime: i.create_time ?? null,
+        pendingCreates: matching.map((p) => p.urn),
+        recordedBy: matching.filter((p) => p.recorded).map((p) => p.urn),
+      };
+    })
     .sort(
       (a, b) => (a.createTime ?? 0) - (b.createTime ?? 0) || a.instanceUuid.localeCompare(b.instanceUuid),
     );

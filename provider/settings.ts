@@ -169,31 +169,20 @@ export function resolveProviderSettings(
 }
 
 /**
- * Every setting that is set but malformed, one message each. A dynamic provider's check reports them, so
- * that a preview, which needs no key and no URL, still fails on a setting that `up` would refuse.
+ * Every setting that is missing or malformed, one message each: what a provider's CheckConfig reports.
+ * With `missing: false`, only those set but malformed: what a dynamic provider's check reports, so that a
+ * preview, which needs no key and no URL, still fails on a setting that `up` would refuse.
  */
-export function malformedSettings(lookup: ConfigLookup, env: NodeJS.ProcessEnv = process.env): string[] {
-  const read = new SettingsReader(lookup, env);
-  return (Object.keys(SETTINGS) as SettingName[]).flatMap((name) => {
-    try {
-      read.optional(name);
-      return [];
-    } catch (err) {
-      if (!(err instanceof ConfigurationError)) throw err;
-      return [err.message];
-    }
-  });
-}
-
-/** Every setting that is missing or malformed, one message each: what a provider's CheckConfig reports. */
 export function settingProblems(
   lookup: ConfigLookup,
   env: NodeJS.ProcessEnv = process.env,
+  { missing = true }: { missing?: boolean } = {},
 ): { name: SettingName; message: string }[] {
   const read = new SettingsReader(lookup, env);
   return (Object.keys(SETTINGS) as SettingName[]).flatMap((name) => {
     try {
-      read.required(name);
+      if (missing) read.required(name);
+      else read.optional(name);
       return [];
     } catch (err) {
       if (!(err instanceof ConfigurationError)) throw err;

@@ -10,6 +10,7 @@
 import * as path from "node:path";
 import { packageRoot } from "../provider/package-root";
 import {
+  failureList,
   ProviderProcess,
   pulumiRoot,
   ResourceInitFailedError,
@@ -291,8 +292,7 @@ class NativeFrontDoor implements FrontDoor {
     // Before Configure the engine cannot know whether the plugin accepts secrets: it sends them wrapped.
     const checked = await this.plugin.checkConfig(urn, {}, args);
     if (checked && checked.failures.length > 0) {
-      const reasons = checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
-      throw new Error(`The ${this.pkg} provider refused its configuration: ${reasons}`);
+      throw new Error(`The ${this.pkg} provider refused its configuration: ${failureList(checked.failures)}`);
     }
     const configured = await this.plugin.configure(checked?.inputs ?? args, variables);
     this.acceptSecrets = configured.acceptSecrets;

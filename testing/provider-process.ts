@@ -21,6 +21,11 @@ export interface CheckFailure {
   property: string;
   reason: string;
 }
+
+/** Check failures as messages list them: `property: reason; ...`. */
+export function failureList(failures: readonly CheckFailure[]): string {
+  return failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
+}
 export interface CheckResult {
   inputs: Props;
   failures: CheckFailure[];

@@ -10,7 +10,13 @@ import * as path from "node:path";
 import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
 import { enterProgramEnvironment } from "../provider/program-environment";
 import { Program, type Registration, type Resolution } from "./program";
-import { ResourceInitFailedError, type DiffResult, type ReadResult } from "./provider-process";
+import {
+  failureList,
+  ResourceInitFailedError,
+  type CheckFailure,
+  type DiffResult,
+  type ReadResult,
+} from "./provider-process";
 import {
   dependencyLevels,
   FileStore,
@@ -79,10 +85,9 @@ export class CheckFailedError extends Error {
     /** The resource's name in the program. */
     readonly resource: string,
     readonly type: string,
-    readonly failures: { property: string; reason: string }[],
+    readonly failures: CheckFailure[],
   ) {
-    const reasons = failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
-    super(`${resource} (${typeName(type)}) failed its check: ${reasons}`);
+    super(`${resource} (${typeName(type)}) failed its check: ${failureList(failures)}`);
   }
 }
 

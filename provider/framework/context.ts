@@ -6,7 +6,7 @@ import { EndpointNotFoundError, GpuCloudClient, GpuCloudError, isTransientError 
 import { requestLogFromEnv } from "../request-log";
 import {
   ConfigurationError,
-  malformedSettings,
+  settingProblems,
   resolveProviderSettings,
   SETTINGS,
   type Connection,
@@ -55,8 +55,8 @@ export function routeWarnings(sink: WarningSink): void {
  * A dynamic provider's check runs this, so a preview fails on a setting that `up` would refuse.
  */
 export function assertSettingsWellFormed(env: NodeJS.ProcessEnv = process.env): void {
-  const problems = malformedSettings(configuredValue, env);
-  if (problems.length > 0) throw new ConfigurationError(problems.join(" "));
+  const problems = settingProblems(configuredValue, env, { missing: false });
+  if (problems.length > 0) throw new ConfigurationError(problems.map((p) => p.message).join(" "));
 }
 
 /** The effective settings; a missing key or URL is an error naming both ways to set it. */

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { GPU_NUMS, TITLE_MAX } from "../../../sdk";
 import { exactlyOneOf, isUnknown, type CrossFieldRule } from "../../framework/check";
 import type { Inputs } from "../../framework/define-resource";
+import { sameValue } from "../../framework/diff";
 import { isoTime, SHUTDOWN_LEAD_SECONDS } from "./timer";
 
 const uuid = (what: string) =>
@@ -129,7 +130,7 @@ const timerInFuture: CrossFieldRule<InstanceInputs> = (i, failed, olds) => {
   const now = Math.floor(Date.now() / 1000);
   if (typeof i.shutdownAt !== "number" || failed.has("shutdownAt")) return [];
   // A replacement creates a new instance, which sets the time anew: it must be ahead then too.
-  const replaced = REPLACING_INPUTS.some((name) => JSON.stringify(i[name]) !== JSON.stringify(olds[name]));
+  const replaced = REPLACING_INPUTS.some((name) => !sameValue(i[name], olds[name]));
   if (i.shutdownAt === olds.shutdownAt && !replaced) return [];
   return i.shutdownAt <= now
     ? [
