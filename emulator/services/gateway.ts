@@ -155,13 +155,32 @@ function listen(server: Server, host: string, port: number): Promise<number | un
   });
 }
 
-/** A port the OS has free now and no instance holds (bound, read, released). */
+/**
+ * Where SSH ports are drawn from: below the ports `listen(0)` hands out (Linux's ip_local_port_range
+ * starts at 32768). A port from `listen(0)` would be up for grabs by any process's `listen(0)` while its
+ * instance is stopped; down here only a program asking for that very number takes it, so an instance
+ * keeps its SSH port over a stop and start, as a real one keeps its mapped port.
+ */
+const SSH_PORTS = { low: 20_000, high: 32_767 };
+
+/** A port the OS has free now and no instance holds (bound, released, recorded by the caller). */
 async function freePort(host: string, taken: ReadonlySet<number>): Promise<number> {
+  const span = SSH_PORTS.high - SSH_PORTS.low + 1;
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const probe = createServer();
-    const port = (await listen(probe, host, 0))!;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    if (!taken.has(port)) return port;
+    const port = SSH_PORTS.low + Math.floor(Math.random() * span);
+    if (!taken.has(port) && (await bindable(host, port))) return port;
+  }
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = await bindable(host, 0);
+    if (port !== undefined && !taken.has(port)) return port;
   }
   throw new Error("no free port for an SSH endpoint");
+}
+
+/** Binds the port and lets it go: the bound port, or undefined when it is taken. */
+async function bindable(host: string, port: number): Promise<number | undefined> {
+  const probe = createServer();
+  const bound = await listen(probe, host, port).catch(() => undefined);
+  if (bound !== undefined) await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return bound;
 }

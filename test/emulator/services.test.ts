@@ -111,7 +111,9 @@ describe("instances' services at addresses the emulator answers", () => {
     const { instance_uuid: uuid } = await createInstance(t);
     const login = await ssh(uuid);
     expect(login).toMatchObject({ host: "127.0.0.1", username: "root", port: expect.any(Number) });
-    expect(login.port).toBeGreaterThan(0);
+    // Below the ports listen(0) hands out, so no other program's listen(0) takes it while stopped.
+    expect(login.port).toBeGreaterThanOrEqual(20_000);
+    expect(login.port).toBeLessThan(32_768);
     expect(await sshGreeting(login.host, login.port)).toBe("error ECONNREFUSED");
 
     await t.advance(60 + SERVICES_SECONDS);

@@ -19,6 +19,7 @@ import { DEMO_KEY } from "../emulator/helpers";
 import { DOORS, gpucloudHarness, providerConfig } from "../support/providers";
 import { bounded, seconds } from "./schedule";
 import { reportFigure } from "../support/figures";
+import { portToReuse } from "../support/ports";
 
 const CREATES = 30;
 const CONCURRENCY = 10;
@@ -92,7 +93,9 @@ describe.each(DOORS)(
     };
 
     beforeAll(async () => {
-      emu = await startCli(args("0"));
+      // Not port 0: the restart reuses the port, and a port from listen(0) may be drawn by another
+      // worker's listen(0) while the emulator is down.
+      emu = await startCli(args(String(await portToReuse())));
       h = await gpucloudHarness({
         door,
         config: providerConfig(emu.url, undefined, { "gpucloud:requestTimeoutMs": REQUEST_TIMEOUT_MS }),

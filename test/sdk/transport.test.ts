@@ -15,6 +15,7 @@ import {
   type RequestEvent,
 } from "pulumi-gpucloud/sdk";
 import { countCalls, ERROR_MODES, KEY, requiredInputs, startCloud, type Cloud } from "./harness";
+import { refusedPort } from "../support/ports";
 
 // Retries and errors against the emulator in both of its error modes (see business-errors.test.ts).
 describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses", (mode) => {
@@ -160,10 +161,7 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
     });
 
     it("a create that could not connect at all is retried, then ConnectionError", async () => {
-      const closed = createServer();
-      await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
-      const port = (closed.address() as AddressInfo).port;
-      await new Promise((r) => closed.close(r));
+      const port = await refusedPort();
       const events: RequestEvent[] = [];
       const c = new GpuCloudClient({
         baseUrl: `http://127.0.0.1:${port}`,
