@@ -1,16 +1,32 @@
 /**
  * The README's recipes, followed as written (see recipe.ts): "Copying an example" and "Testing your program"
  * in a project built from `npm pack` outside the repository, and the drift recipe of "Against the emulator".
+ * Every TypeScript snippet of the README is type-checked in that project, against the installed package.
  */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { installPackageInto } from "../../dev/installed";
 import { ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
 import type { OperationResult } from "../../testing";
 import { compiledExample } from "./helpers";
-import { codeBlocks, readmeSection } from "./readme";
+import { codeBlocks, README, readmeSection, snippetModule } from "./readme";
 import { Recipe } from "./recipe";
+
+const run = promisify(execFile);
+
+/** What tsc says of the project at `dir` (its errors; empty when it compiles). */
+async function typeCheck(dir: string): Promise<string> {
+  const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+  try {
+    await run(process.execPath, [tsc, "-p", dir, "--pretty", "false"], { cwd: dir });
+    return "";
+  } catch (err) {
+    return (err as { stdout?: string }).stdout || (err as Error).message;
+  }
+}
 
 /** Each step as "name op changed-properties", sorted. */
 function plan(result: OperationResult | undefined): string[] {
@@ -55,6 +71,25 @@ describe("README: Copying an example, then Testing your program", () => {
     });
     expect(tsconfig.compilerOptions.skipLibCheck).toBeUndefined();
     expect(fs.existsSync(path.join(project, "bin", "index.js"))).toBe(true);
+  }, 120_000);
+
+  it("type-checks every TypeScript snippet of the README against the installed package", async () => {
+    const project = path.join(dir, "my-fleet");
+    const snippets = path.join(project, "readme-snippets");
+    fs.mkdirSync(snippets);
+    const blocks = codeBlocks(README, "ts");
+    blocks.forEach((block, i) =>
+      fs.writeFileSync(path.join(snippets, `snippet-${i + 1}.ts`), snippetModule(block)),
+    );
+    // The project's own settings (Pulumi's template: strict, no skipLibCheck), on the snippets alone.
+    fs.writeFileSync(
+      path.join(snippets, "tsconfig.json"),
+      JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { noEmit: true }, include: ["*.ts"] }),
+    );
+    // Gone afterwards: the recipe that follows compiles the whole project.
+    const checked = await typeCheck(snippets).finally(() => fs.rmSync(snippets, { recursive: true }));
+    expect(checked).toBe("");
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
   }, 120_000);
 
   it("runs the README's test of the program with Node's test runner against the emulator", async () => {
