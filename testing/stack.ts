@@ -21,6 +21,7 @@ import {
   dependencyLevels,
   FileStore,
   MemoryStore,
+  stateForUser,
   type ResourceRecord,
   type StackState,
   type StateStore,
@@ -194,9 +195,12 @@ export class Stack {
     });
   }
 
-  /** The state as it was last saved: plain values, secret ones named by `secretOutputs`. */
+  /**
+   * The state as it was last saved, a copy: secret values wrapped (`isSecret`), as in results, and
+   * named by `secretOutputs`.
+   */
   get current(): StackState {
-    return this.state;
+    return stateForUser(this.state);
   }
 
   /** What the provider process wrote to stderr so far. */

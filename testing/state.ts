@@ -17,7 +17,7 @@ export interface ResourceRecord {
   provider?: string;
   /** The checked inputs, without `__provider`. */
   inputs: Props;
-  /** The provider's outputs, without `__provider`. */
+  /** The provider's outputs, without `__provider` (`current` wraps the secret ones, see secretOutputs). */
   outputs: Props;
   /** Names of the inputs and outputs that are secret (`additionalSecretOutputs` and secret inputs). */
   secretOutputs: string[];
@@ -34,7 +34,7 @@ export interface StackState {
   project: string;
   stack: string;
   resources: ResourceRecord[];
-  /** The program's stack outputs, plain values. */
+  /** The program's stack outputs (plain values inside the Stack; `current` wraps the secret ones). */
   outputs: Props;
   /** Stack output names whose value is (or holds) a secret. */
   secretOutputs: string[];
@@ -137,6 +137,14 @@ function sealedText(value: unknown, file: string): string {
   if (typeof text !== "string")
     throw new Error(`Could not read the state file ${file}: a secret is damaged.`);
   return text;
+}
+
+/**
+ * The state to hand to a user: a copy (changing it changes nothing), with every secret value wrapped
+ * as the engine passes secrets, so printing it with `displayValue` never shows one.
+ */
+export function stateForUser(state: StackState): StackState {
+  return transformSecrets(structuredClone(state), secret);
 }
 
 /** The state with `change` applied to every secret value: those named by secretOutputs, in records and outputs. */

@@ -1,4 +1,12 @@
-import { CheckFailedError, isSecret, OperationError, secret, Stack, UNKNOWN } from "../../testing";
+import {
+  CheckFailedError,
+  displayValue,
+  isSecret,
+  OperationError,
+  secret,
+  Stack,
+  UNKNOWN,
+} from "../../testing";
 import { notesConfig, notesWorld, plan, type NotesWorld } from "./notes-world";
 
 describe("the engine (preview, up, refresh, destroy) on a fixture program", () => {
@@ -27,8 +35,16 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
     expect(isSecret(up.outputs.greeting)).toBe(true);
     expect(stack.current.secretOutputs).toEqual(["greeting"]);
     const byName = Object.fromEntries(stack.current.resources.map((r) => [r.name, r]));
-    expect(byName["note-0"]).toMatchObject({ secretOutputs: ["greeting"], outputs: { greeting: "hello" } });
+    expect(byName["note-0"]).toMatchObject({
+      secretOutputs: ["greeting"],
+      outputs: { greeting: secret("hello") },
+    });
     expect(byName.quote.dependencies).toEqual([byName["note-0"].urn]);
+    // stack.current is safe to print and a copy: displayValue hides the secrets, changing it changes nothing.
+    expect(stack.current.outputs.greeting).toEqual(secret("hello"));
+    expect(JSON.stringify(displayValue(stack.current))).not.toContain("hello");
+    stack.current.resources.length = 0;
+    expect(stack.current.resources).toHaveLength(3);
   });
 
   it("updates in place, replaces create-before-delete, and deletes what the program dropped", async () => {
@@ -65,7 +81,9 @@ describe("the engine (preview, up, refresh, destroy) on a fixture program", () =
   it("configures a fresh provider with the new config, as each run of the CLI does", async () => {
     await stack.setConfig({ ...notesConfig(["a", "b"], "top"), "fixture:greeting": secret("bonjour") });
     expect(plan(await stack.up())).toEqual(["note-0 same", "note-1 create", "quote same"]);
-    expect(stack.current.resources.find((r) => r.name === "note-1")!.outputs.greeting).toBe("bonjour");
+    expect(stack.current.resources.find((r) => r.name === "note-1")!.outputs.greeting).toEqual(
+      secret("bonjour"),
+    );
   });
 
   it("stops on a failed check with the provider's reason and keeps the state", async () => {

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
 import { REPO_ROOT } from "../../dev/self-link";
-import { nativeFrontDoor, OperationError, type Stack, type StackOptions } from "../../testing";
+import { nativeFrontDoor, OperationError, secret, type Stack, type StackOptions } from "../../testing";
 import { notesConfig, notesWorld, plan, type NotesWorld } from "./notes-world";
 
 /** The plugin and the notes provider it serves, transpiled into `dir`; their packages come from the repository. */
@@ -79,7 +79,7 @@ describe("the same program through either front door", () => {
         expect(note.urn).toBe("urn:pulumi:test::notes::fixture:index:Note::note-0");
         expect(note.provider).toBeUndefined();
         // The greeting came from the provider properties, a secret the plugin accepted and marked secret.
-        expect(note.outputs.greeting).toBe("hello");
+        expect(note.outputs.greeting).toEqual(secret("hello"));
         expect(note.secretOutputs).toContain("greeting");
         const quote = stack.current.resources.find((r) => r.name === "quote")!;
         expect(quote.dependencies).toEqual([note.urn]);

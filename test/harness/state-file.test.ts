@@ -45,8 +45,8 @@ describe("a stack's state file", () => {
     });
     try {
       const diary = stack.current.resources.find((r) => r.name === "diary")!;
-      expect(diary.inputs.text).toBe(DIARY);
-      expect(stack.current.outputs.diary).toBe(DIARY);
+      expect(diary.inputs.text).toEqual(secret(DIARY));
+      expect(stack.current.outputs.diary).toEqual(secret(DIARY));
       const refresh = await stack.refresh();
       expect(refresh.steps.map((s) => `${s.name} ${s.op}`).sort()).toEqual([
         "diary same",
