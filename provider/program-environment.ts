@@ -8,10 +8,13 @@
  * program still running decides; only when none is does this process's own environment apply.
  */
 const KEY = Symbol.for("pulumi-gpucloud.programEnvironments");
+/** The data-source calls under way in an entered environment (see trackProgramWork). */
+const WORK = Symbol.for("pulumi-gpucloud.programWork");
 
-type Holder = { [KEY]?: NodeJS.ProcessEnv[] };
+type Entry = NodeJS.ProcessEnv & { [WORK]?: Set<Promise<unknown>> };
+type Holder = { [KEY]?: Entry[] };
 
-function running(): NodeJS.ProcessEnv[] {
+function running(): Entry[] {
   const holder = globalThis as Holder;
   return (holder[KEY] ??= []);
 }
@@ -20,13 +23,41 @@ export function programEnvironment(): NodeJS.ProcessEnv {
   return running().at(-1) ?? process.env;
 }
 
-/** Makes `env` the program's environment until the returned function is called (once its program has settled). */
-export function enterProgramEnvironment(env: NodeJS.ProcessEnv): () => void {
-  const entry = { ...env };
+/** An entered environment: `leave()` once its program has settled; `work()` settles with its data-source calls. */
+export interface EnteredEnvironment {
+  leave(): void;
+  /** Settles (never rejects) once every data-source call made in this environment so far has settled. */
+  work(): Promise<void>;
+}
+
+/** Makes `env` the program's environment until `leave()` (once its program has settled). */
+export function enterProgramEnvironment(env: NodeJS.ProcessEnv): EnteredEnvironment {
+  const entry: Entry = { ...env };
+  Object.defineProperty(entry, WORK, { value: new Set<Promise<unknown>>(), enumerable: false });
   running().push(entry);
-  return () => {
-    const envs = running();
-    const at = envs.indexOf(entry);
-    if (at >= 0) envs.splice(at, 1);
+  return {
+    leave: () => {
+      const envs = running();
+      const at = envs.indexOf(entry);
+      if (at >= 0) envs.splice(at, 1);
+    },
+    work: async () => {
+      while (entry[WORK]!.size > 0) await Promise.allSettled([...entry[WORK]!]);
+    },
   };
+}
+
+/**
+ * Counts a data-source call as its program's work, so the harness can wait for it: a program's
+ * top-level code may start calls that nothing awaits, and their failures must not outlive the harness's
+ * watch for them. Outside an entered environment (under the Pulumi CLI) it changes nothing.
+ */
+export function trackProgramWork<T>(work: Promise<T>): Promise<T> {
+  const pending = (running().at(-1) as Entry | undefined)?.[WORK];
+  if (pending) {
+    pending.add(work);
+    const forget = () => pending.delete(work);
+    work.then(forget, forget);
+  }
+  return work;
 }

@@ -10,6 +10,7 @@
 import { createRequire } from "node:module";
 import type * as PulumiModule from "@pulumi/pulumi";
 import type * as ResourceProto from "@pulumi/pulumi/proto/resource_pb";
+import { enterProgramEnvironment } from "../provider/program-environment";
 import { isSecret, UNKNOWN, type Props, type WrappedSecret } from "./wire";
 
 type Pulumi = typeof PulumiModule;
@@ -47,6 +48,15 @@ export interface ProgramRunOptions {
   onLateFailure?(error: Error): void;
 }
 
+export interface ProgramLoadOptions {
+  project: string;
+  stack: string;
+  /** Stack config, fully qualified keys; secrets wrapped with `secret()`. */
+  config: Props;
+  /** The environment the program's data sources read (as in its runs). */
+  env: NodeJS.ProcessEnv;
+}
+
 export interface ProgramRun {
   /** Stack outputs in wire form. */
   outputs: Props;
@@ -72,21 +82,36 @@ export class Program {
   private constructor(
     private readonly main: ProgramFunction,
     private readonly pulumi: Pulumi,
+    /** Node's require from the program's folder: the program's own copy of @pulumi/pulumi. */
+    private readonly load: NodeJS.Require,
   ) {}
 
-  static load(file: string): Program {
+  /**
+   * Loads the program module. Its top-level code runs as in a run: with the stack's config and
+   * environment, under a monitor that takes no registration (a program whose work is all top-level code
+   * is refused below, as the harness cannot run it again). What that code starts (data sources) is waited
+   * for, and its failures are the load's: never this process's unhandled rejections.
+   */
+  static async load(file: string, stack: ProgramLoadOptions): Promise<Program> {
     const load = createRequire(file);
+    const stray: Error[] = [];
     let exported: unknown;
+    let pulumi: Pulumi;
+    const entered = enterProgramEnvironment(stack.env);
+    const unwatch = strayRejections.watch((error) => stray.push(error));
     try {
+      pulumi = load("@pulumi/pulumi") as Pulumi;
+      pulumi.runtime.setAllConfig(stringConfig(stack.config), secretKeys(stack.config));
+      await pulumi.runtime.setMocks(REFUSING_MONITOR, stack.project, stack.stack, false);
       exported = load(file);
+      await entered.work();
+      // Node reports the rejections of a turn once its microtasks are drained: watch until then.
+      await new Promise((resolve) => setImmediate(resolve));
     } catch (err) {
-      // Node's own message goes on with a require stack of this package's files: the first line says it all.
-      const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0];
-      // Node runs JavaScript only: TypeScript fails on its first type annotation or `export =`.
-      const compileFirst = /\.[cm]?tsx?$/.test(file)
-        ? " Node.js runs JavaScript only: compile the program first (npx tsc) and pass the compiled .js file."
-        : "";
-      throw new Error(`Could not load the program ${file}: ${reason}${compileFirst}`);
+      throw loadFailure(file, err);
+    } finally {
+      unwatch();
+      entered.leave();
     }
     const main =
       typeof exported === "function"
@@ -94,13 +119,16 @@ export class Program {
         : typeof (exported as { default?: unknown })?.default === "function"
           ? (exported as { default: ProgramFunction }).default
           : undefined;
+    // Top-level resources that waited on a failed value, or that a program refused here declared, stay waiting.
+    if (!main || stray.length > 0) markStopped(load);
     if (!main) {
       throw new Error(
         `The program ${file} exports no function. Write it as \`export = async () => { ...; return outputs; }\` ` +
           "so that each operation can run it again.",
       );
     }
-    return new Program(main as ProgramFunction, load("@pulumi/pulumi") as Pulumi);
+    if (stray.length > 0) throw loadFailure(file, stray[0]);
+    return new Program(main as ProgramFunction, pulumi, load);
   }
 
   async run(options: ProgramRunOptions): Promise<ProgramRun> {
@@ -151,9 +179,13 @@ export class Program {
     // Pulumi CLI's language host fails the deployment on those too (cmd/run/run.js).
     const stray: Error[] = [];
     let late = false;
-    const unwatch = strayRejections.watch((error) =>
-      late ? options.onLateFailure?.(error) : stray.push(error),
-    );
+    // It stops the deployment as a failed registration does: what waits on the failed value (a resource
+    // fed by a failed data source, the stack outputs) would never settle.
+    const unwatch = strayRejections.watch((error) => {
+      if (late) return options.onLateFailure?.(error);
+      stray.push(error);
+      stop();
+    });
     this.unwatchers.add(unwatch);
     const done = () => {
       unwatch();
@@ -175,6 +207,7 @@ export class Program {
     // A run that stopped early may still fail (a data source still under way): those failures stay its own,
     // not the host process's, until its work settles or the program is disposed of.
     late = true;
+    if (!finished) markStopped(this.load);
     if (finished) done();
     // Node reports the rejections of a turn once its microtasks are drained: keep watching until then.
     else void completed.then(() => setImmediate(done));
@@ -220,6 +253,40 @@ export class Program {
     return value;
   }
 }
+
+/** A failure of loading the program, with Node's first line (its require stack names this package's files). */
+function loadFailure(file: string, err: unknown): Error {
+  const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+  // Node runs JavaScript only: TypeScript fails on its first type annotation or `export =`.
+  const compileFirst = /\.[cm]?tsx?$/.test(file)
+    ? " Node.js runs JavaScript only: compile the program first (npx tsc) and pass the compiled .js file."
+    : "";
+  return new Error(`Could not load the program ${file}: ${reason}${compileFirst}`);
+}
+
+/**
+ * Tells the SDK the deployment stopped, as it learns when the engine's monitor goes away (runtime/
+ * settings.js terminateRpcs sets this flag): what a stopped program leaves waiting is then not reported
+ * as leaked promises at exit, a report that also sets the host process's exit code to 1.
+ */
+function markStopped(load: NodeJS.Require): void {
+  try {
+    const state = load("@pulumi/pulumi/runtime/state") as { getStore(): { terminated: boolean } };
+    state.getStore().terminated = true;
+  } catch {
+    // Another layout of the SDK: the leak report may show at exit, nothing else changes.
+  }
+}
+
+/** The monitor a program's top-level code meets while it loads: it declares nothing there. */
+const REFUSING_MONITOR: PulumiModule.runtime.Mocks = {
+  newResource: () => {
+    throw monitorTerminating();
+  },
+  call: () => {
+    throw monitorTerminating();
+  },
+};
 
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));

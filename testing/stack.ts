@@ -142,7 +142,7 @@ interface Deployment {
   deletedFirst: Set<ResourceRecord>;
 }
 
-/** Pulumi's runtime mocks are global to the process: operations of every Stack take turns. */
+/** Pulumi's runtime mocks are global to the process: operations (and program loads) of every Stack take turns. */
 let turn: Promise<unknown> = Promise.resolve();
 function inTurn<T>(work: () => Promise<T>): Promise<T> {
   const mine = turn.then(work, work);
@@ -176,7 +176,8 @@ export class Stack {
     };
     const store = stateStore(full);
     const state = store.load(options.project, options.stack);
-    const loaded = Program.load(program);
+    // Loading runs the program's top-level code under the global mocks: it takes its turn as operations do.
+    const loaded = await inTurn(() => Program.load(program, full));
     const door = await openDoor(full);
     return new Stack(full, loaded, store, door, state);
   }
@@ -327,7 +328,7 @@ export class Stack {
     // until the program has settled: a run that stopped early may still call them.
     const entered = enterProgramEnvironment(this.options.env);
     const leave = () => {
-      entered();
+      entered.leave();
       this.environments.delete(leave);
     };
     this.environments.add(leave);

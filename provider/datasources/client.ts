@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GpuCloudClient } from "../../sdk";
 import { clientFor, configuredValue } from "../framework/context";
-import { programEnvironment } from "../program-environment";
+import { programEnvironment, trackProgramWork } from "../program-environment";
 import { Connection, resolveConnection } from "../settings";
 import { outputFailure } from "./errors";
 import type { DataSourceOptions, InputArgs } from "./options";
@@ -59,10 +59,14 @@ export function liftCall<R>(call: () => Promise<R>): pulumi.Output<R> {
 }
 
 /** Runs a data source for its Output form: a failure surfaces once, with its own message. */
-async function reportedOnce<R>(call: () => Promise<R> | R): Promise<R> {
-  try {
-    return await call();
-  } catch (err) {
-    throw outputFailure(err);
-  }
+function reportedOnce<R>(call: () => Promise<R> | R): Promise<R> {
+  return trackProgramWork(
+    (async () => {
+      try {
+        return await call();
+      } catch (err) {
+        throw outputFailure(err);
+      }
+    })(),
+  );
 }

@@ -65,6 +65,35 @@ const { Stack } = require(${JSON.stringify(path.join(REPO_ROOT, "dist", "testing
 })();
 `;
 
+/** A program written for the CLI's old style, all top-level code: a data source and a resource. */
+const TOP_LEVEL_PROGRAM = `
+const gpucloud = require("pulumi-gpucloud");
+const gpu = gpucloud.getGpuOutput({ name: "4090D" });
+new gpucloud.Instance("worker", { podUuid: "pod", gpuUuid: gpu.gpuUuid, gpuNums: 1 });
+exports.gpu = gpu.gpuUuid;
+`;
+
+/** The same data source at the top level of a program that does export its function. */
+const FUNCTION_AND_TOP_LEVEL_PROGRAM = `
+const gpucloud = require("pulumi-gpucloud");
+gpucloud.getGpuOutput({ name: "4090D" });
+module.exports = async () => ({});
+`;
+
+/** Opens a stack of the program argv[2] with the stack config argv[3] and no environment; says how it went. */
+const OPENING_HOST = `
+const { Stack } = require(${JSON.stringify(path.join(REPO_ROOT, "dist", "testing"))});
+(async () => {
+  const config = JSON.parse(process.argv[3]);
+  await Stack.open({ program: process.argv[2], project: "boxes", stack: "test", config, env: {} }).then(
+    (stack) => { console.log("opened"); return stack.close(); },
+    (err) => console.log("open rejected: " + err.message),
+  );
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+  console.log("host still running");
+})();
+`;
+
 /** Opens a stack, says so, and waits to be killed. */
 const WAITING_HOST = `
 const { Stack } = require(${JSON.stringify(path.join(REPO_ROOT, "dist", "testing"))});
@@ -104,6 +133,10 @@ describe("the engine in a host process", () => {
     fs.writeFileSync(path.join(dir, "program.js"), PROGRAM);
     fs.writeFileSync(path.join(dir, "host.js"), HOST);
     fs.writeFileSync(path.join(dir, "waiting-host.js"), WAITING_HOST);
+    fs.symlinkSync(REPO_ROOT, path.join(dir, "node_modules", "pulumi-gpucloud"));
+    fs.writeFileSync(path.join(dir, "top-level.js"), TOP_LEVEL_PROGRAM);
+    fs.writeFileSync(path.join(dir, "function-and-top-level.js"), FUNCTION_AND_TOP_LEVEL_PROGRAM);
+    fs.writeFileSync(path.join(dir, "opening-host.js"), OPENING_HOST);
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -146,6 +179,30 @@ describe("the engine in a host process", () => {
     const opening = Stack.open({ program: missing, project: "boxes", stack: "test" });
     await expect(opening).rejects.toThrow(`Could not load the program ${missing}: `);
     await expect(opening).rejects.toThrow("Cannot find module");
+  });
+
+  describe("a program whose top-level code calls a data source", () => {
+    const open = (program: string, config: Record<string, string>) =>
+      run(process.execPath, [
+        path.join(dir, "opening-host.js"),
+        path.join(dir, program),
+        JSON.stringify(config),
+      ]);
+
+    it("is refused for exporting no function once that code's failure is in, and the host keeps running", async () => {
+      const { stdout, stderr } = await open("top-level.js", {});
+      expect(stdout).toContain(
+        `open rejected: The program ${path.join(dir, "top-level.js")} exports no function.`,
+      );
+      expect(stdout).toContain("host still running");
+      expect(stderr).not.toContain("base URL is not set");
+    });
+
+    it("reads the stack's config, and its failure rejects Stack.open", async () => {
+      const { stdout } = await open("function-and-top-level.js", { "gpucloud:baseUrl": "not-a-url" });
+      expect(stdout).toMatch(/open rejected: Could not load the program .*: .*gpucloud:baseUrl/);
+      expect(stdout).toContain("host still running");
+    });
   });
 
   // In a plain Node.js process, as users run their tests: jest's own require would compile the file.

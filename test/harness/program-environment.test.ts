@@ -10,21 +10,21 @@ describe("the program environment", () => {
     const first = enterProgramEnvironment({ GPUCLOUD_BASE_URL: "http://first" });
     const second = enterProgramEnvironment({ GPUCLOUD_BASE_URL: "http://second" });
     expect(programEnvironment().GPUCLOUD_BASE_URL).toBe("http://second");
-    second();
+    second.leave();
     expect(programEnvironment().GPUCLOUD_BASE_URL).toBe("http://first");
     const third = enterProgramEnvironment({ GPUCLOUD_BASE_URL: "http://third" });
-    first();
+    first.leave();
     expect(programEnvironment().GPUCLOUD_BASE_URL).toBe("http://third");
-    third();
-    third();
+    third.leave();
+    third.leave();
     expect(programEnvironment()).toBe(process.env);
   });
 
   it("keeps a copy: changing the caller's object later changes nothing", () => {
     const env: NodeJS.ProcessEnv = { GPUCLOUD_API_KEY: "a" };
-    const leave = enterProgramEnvironment(env);
+    const entered = enterProgramEnvironment(env);
     env.GPUCLOUD_API_KEY = "b";
     expect(programEnvironment().GPUCLOUD_API_KEY).toBe("a");
-    leave();
+    entered.leave();
   });
 });
