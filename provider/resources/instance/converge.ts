@@ -8,6 +8,7 @@ import type { ProviderContext } from "../../framework/context";
 import { sameValue } from "../../framework/diff";
 import { isHalting, RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
 import type { InstanceInputs } from "./inputs";
+import { changePower } from "./power";
 import { instanceReads } from "./reads";
 import { waitForServices } from "./services";
 import { assertTimerAhead } from "./timer";
@@ -113,7 +114,7 @@ export async function converge(
   };
   if (news.running) {
     if (SHUTTING_DOWN.includes(cloud.status)) cloud = await wait(STOPPED);
-    if (STOPPED.includes(cloud.status)) await api.instances.startup(instanceUuid);
+    if (STOPPED.includes(cloud.status)) await changePower(ctx, instanceUuid, "start", deadline);
     if (cloud.status !== RUNNING) cloud = await wait([RUNNING]);
     if (scheduledShutdown(cloud) !== plan.timer) {
       // The timer changed out of band while this waited: its time was not checked yet.
@@ -131,7 +132,7 @@ export async function converge(
     if (cloud.status === RUNNING) {
       // A timer can only be cancelled while the instance runs; left behind, it would outlive the stop.
       if (scheduledShutdown(cloud) !== undefined) await setTimer(ctx, instanceUuid, undefined);
-      await api.instances.shutdown(instanceUuid);
+      await changePower(ctx, instanceUuid, "stop", deadline);
     }
     cloud = await wait(STOPPED);
   }

@@ -21,6 +21,7 @@ import { converge } from "./converge";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
 import { pendingCreateError, unresolvedError } from "./pending-record";
+import { NEXT_STEP, PowerChangeUnsettledError } from "./power";
 import { releaseClaim, resolveByAdoption, resolveRecord, takeRecord } from "./pending-resolution";
 import { instanceReads } from "./reads";
 import { createTiming, newClaimantId, reconcilerFor, type Claimant } from "./reconciler";
@@ -45,6 +46,7 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
       { deadline, pauseMs: ctx.settings.pollIntervalMs },
     );
   } catch (err) {
+    if (err instanceof PowerChangeUnsettledError) throw keptAfterUnsettledPower(inputs, made.instance, err);
     return destroyAfterFailure(ctx, inputs, made.instance, err);
   }
 }
@@ -228,6 +230,25 @@ async function destroyAfterFailure(
   }
   throw new Error(
     `Could not create instance: ${why} The instance ${uuid} was destroyed so nothing is left billing.`,
+  );
+}
+
+/**
+ * A create whose power change lost its answer and stayed unsettled keeps its instance: the cloud may
+ * have carried the change out (or still do so), and destroying the instance would throw away a create
+ * that worked. The state holds it (ErrorResourceInitFailed), so the next run finishes it.
+ */
+function keptAfterUnsettledPower(
+  inputs: InstanceInputs,
+  instance: CloudInstance,
+  unsettled: PowerChangeUnsettledError,
+): ResourceInitError {
+  const uuid = instance.instance_uuid;
+  const goal = unsettled.change === "start" ? "started" : "stopped";
+  return new ResourceInitError(
+    `Could not create instance: the new instance ${uuid} could not be ${goal}: ${unsettled.finding}. ` +
+      `The instance is kept in the stack, not destroyed. ${NEXT_STEP}`,
+    { id: uuid, state: { inputs, cloud: unsettled.seen ?? instance } },
   );
 }
 

@@ -38,11 +38,19 @@ export interface CreateTiming {
   pollIntervalMs: number;
 }
 
+/**
+ * How long after a lost answer the cloud may still carry out the call: it may hold a request past our
+ * timeout. A call of no effect by then never takes effect (lost creates and power changes alike).
+ */
+export function lateCommitMs(settings: ProviderSettings): number {
+  return 2 * settings.requestTimeoutMs;
+}
+
 export function createTiming(settings: ProviderSettings): CreateTiming {
   const request = settings.requestTimeoutMs;
   return {
     quietMs: 2 * request,
-    settleMs: 2 * request,
+    settleMs: lateCommitMs(settings),
     // Another claimer's read may be in flight for a request's time when our write lands, and its write
     // may take another: 2, not 1, request times.
     claimSettleMs: 2 * request,
