@@ -5,20 +5,9 @@
  * test's close and its connect (a CI run saw a create meant to be refused reach somebody's server).
  * `listen(0)` never hands out a port below that range, so ports there are only ever taken on purpose.
  */
-import { readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 
 const HOST = "127.0.0.1";
-
-/** The lowest port `listen(0)` may hand out (Linux's net.ipv4.ip_local_port_range; 32768 elsewhere). */
-function ephemeralLow(): number {
-  try {
-    const [low] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/);
-    return Number(low);
-  } catch {
-    return 32768;
-  }
-}
 
 function refuses(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -49,16 +38,16 @@ function bindable(port: number): Promise<boolean> {
 }
 
 /**
- * A free port below the ephemeral range, for a server a test stops and starts again on the same port:
- * while it is down, no other worker's `listen(0)` can take its port. Drawn at random, so two tests
- * asking at once (in two runs of the suite) almost never draw the same one.
+ * A free port for a server a test stops and starts again on the same port: below 20000, where neither
+ * `listen(0)` nor the emulator's SSH endpoints (20000 to 32767) draw, so no other worker takes it while
+ * the server is down. Drawn at random, so two tests asking at once (in two runs of the suite) almost
+ * never draw the same one.
  */
 export async function portToReuse(): Promise<number> {
-  const low = 10_000;
-  const span = Math.max(1, ephemeralLow() - low);
+  const [low, high] = [10_000, 19_999];
   for (let tries = 0; tries < 50; tries += 1) {
-    const port = low + Math.floor(Math.random() * span);
+    const port = low + Math.floor(Math.random() * (high - low + 1));
     if (await bindable(port)) return port;
   }
-  throw new Error(`no free loopback port between ${low} and ${low + span}`);
+  throw new Error(`no free loopback port between ${low} and ${high}`);
 }
