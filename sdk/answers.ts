@@ -185,7 +185,9 @@ function statusAndCode(a: Answer): string {
 export function formatWait(ms: number): string {
   const s = ms / 1000;
   if (!Number.isFinite(s)) return "an unbounded time";
-  if (s < 90) return `${Math.max(0, Math.ceil(s))} s`;
+  // Under a second in ms: "1 s" for a 500 ms limit would read as equal to a 1 s wait it refused.
+  if (s < 1) return `${Math.max(0, Math.ceil(ms))} ms`;
+  if (s < 90) return `${Math.ceil(s)} s`;
   if (s < 90 * 60) return `${Math.round(s / 60)} min`;
   if (s < 48 * 3600) return `${Math.round(s / 3600)} h`;
   if (s < 730 * 86400) return `${Math.round(s / 86400)} days`;

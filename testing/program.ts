@@ -261,7 +261,8 @@ function loadFailure(file: string, err: unknown): Error {
   const compileFirst = /\.[cm]?tsx?$/.test(file)
     ? " Node.js runs JavaScript only: compile the program first (npx tsc) and pass the compiled .js file."
     : "";
-  return new Error(`Could not load the program ${file}: ${reason}${compileFirst}`);
+  const ended = compileFirst && !/[.!?]$/.test(reason) ? `${reason}.` : reason;
+  return new Error(`Could not load the program ${file}: ${ended}${compileFirst}`);
 }
 
 /**

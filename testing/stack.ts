@@ -668,11 +668,18 @@ function stepError(step: Step, cause: Error): StepError {
   if (cause instanceof ResourceInitFailedError) {
     const reasons = cause.reasons.filter((r) => !cause.message.includes(r));
     if (reasons.length > 0) message += ` (${reasons.join("; ")})`;
-    message +=
-      `. The provider made it (id ${cause.id}) but could not finish it: it stays in the state, ` +
-      "and the next up finishes or replaces it.";
+    // A pending create is a record of a create whose outcome is unknown, not something the provider made.
+    const what = cause.id.startsWith("pending-create:")
+      ? `The provider recorded it as ${cause.id}`
+      : `The provider made it (id ${cause.id}) but could not finish it`;
+    message = `${sentence(message)} ${what}: it stays in the state, and the next up finishes or replaces it.`;
   }
   return new StepError(message, step, cause);
+}
+
+/** `text` ending with a full stop (or the mark it already ends with). */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** Names the resource and the call in a provider failure (the provider's message names neither). */

@@ -15,17 +15,25 @@ interface SshEndpoint {
   password: string;
 }
 
+/** A numeric setting checked here, so a wrong value names the setting to fix rather than an input. */
+function oneOf(key: string, value: number, allowed: number[]): number {
+  if (!allowed.includes(value)) {
+    throw new pulumi.RunError(`fleet:${key} is ${value}; it must be one of ${allowed.join(", ")}.`);
+  }
+  return value;
+}
+
 // An exported function is the program: the Pulumi CLI calls it and its result becomes the stack outputs.
 export = async () => {
   const config = new pulumi.Config("fleet");
   const name = config.get("name") ?? "fleet";
   const count = config.getNumber("count", { min: 1, max: 20 }) ?? 2;
   const gpuModel = config.get("gpuModel") ?? "4090D";
-  const gpuCount = config.getNumber("gpuCount") ?? 1;
+  const gpuCount = oneOf("gpuCount", config.getNumber("gpuCount") ?? 1, [1, 2, 4, 8]);
   const podTitle = config.get("podTitle") ?? "ComfyUI";
   // Absent: the pod's latest tag when each instance is created (pinning it would replace the fleet on a new tag).
   const podTag = config.get("podTag");
-  const idleMinutes = config.getNumber("idleMinutes") ?? 30;
+  const idleMinutes = oneOf("idleMinutes", config.getNumber("idleMinutes") ?? 30, [10, 30, 60, 120]);
   // A pod runs minutes before its web UI answers: the service URLs in the outputs are usable at once.
   const waitForServices = config.getBoolean("waitForServices") ?? true;
 

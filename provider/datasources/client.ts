@@ -23,6 +23,8 @@ export async function withClient<T>(
 
 /** `baseUrl` and `apiKey` in `opts` override the stack config and the environment (../settings.ts). */
 export function connect(opts: DataSourceOptions | undefined, requireKey = true): Connection {
+  // Every function takes pageSize; one whose list has no pages (the GPU catalogue) still refuses a bad one.
+  paging(opts);
   // Read by fully qualified key (`gpucloud:apiKey`): in a program its stack config, in the native
   // plugin (whose Invoke runs these functions) the config the engine configured it with.
   const lookup = (key: string) => configuredValue(key) ?? pulumi.runtime.getConfig(key);

@@ -33,6 +33,13 @@ describe("getGpus", () => {
     }
   });
 
+  it("refuses a bad page size as every data source does, though the GPU list has no pages", async () => {
+    await expect(getGpus({}, { ...opts, pageSize: 0 })).rejects.toThrow(
+      "pageSize is 0; it must be an integer from 1 to 100.",
+    );
+    expect(await requests(emu)).toHaveLength(0);
+  });
+
   it("adds the invalid models (status 0) when includeInvalid is set", async () => {
     const { gpus } = await getGpus({ includeInvalid: true }, opts);
     const invalid = gpus.filter((g) => !g.valid);

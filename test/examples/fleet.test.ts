@@ -63,4 +63,16 @@ describe("examples/fleet under pulumi-gpucloud/testing, its provider settings fr
     expect(stack.current.resources).toEqual([]);
     expect((await api.instances.list()).total).toBe(0);
   });
+
+  it("names the stack setting to fix when a GPU count or idle period is not one the cloud takes", async () => {
+    const { stack, api } = run;
+    const config = { "fleet:count": "1", "fleet:podTitle": "Ollama Open WebUI" };
+    await stack.setConfig({ ...config, "fleet:gpuCount": "3" });
+    await expect(stack.preview()).rejects.toThrow("fleet:gpuCount is 3; it must be one of 1, 2, 4, 8.");
+    await stack.setConfig({ ...config, "fleet:idleMinutes": "45" });
+    await expect(stack.preview()).rejects.toThrow(
+      "fleet:idleMinutes is 45; it must be one of 10, 30, 60, 120.",
+    );
+    expect((await api.instances.list()).total).toBe(0);
+  });
 });
