@@ -16,7 +16,7 @@ import {
 } from "../../../sdk";
 import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
-import { ResourceInitError } from "../../framework/errors";
+import { messageOf, ResourceInitError } from "../../framework/errors";
 import { converge } from "./converge";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
@@ -229,8 +229,4 @@ async function destroyAfterFailure(
   throw new Error(
     `Could not create instance: ${why} The instance ${uuid} was destroyed so nothing is left billing.`,
   );
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
