@@ -14,10 +14,11 @@ export interface DiffRules<I> {
   /** The input that adopts an existing resource by id: unset, or this resource's own id, is no change. */
   adoptsById?: keyof I & string;
   /**
-   * Ids that name no resource but a create whose outcome is still unknown (Instance's
-   * `pending-create:...`): such a state is always replaced, the change reported under `output`.
+   * A stored state that must be made anew whatever the inputs: an id that names no resource but a create
+   * whose outcome is still unknown (Instance's `pending-create:...`), a PersonalImage whose save failed.
+   * Such a state is always replaced, the change reported under `output`.
    */
-  pending?: { isPendingId(id: string): boolean; output: string };
+  remade?: { when(id: string, stored: Record<string, unknown>): boolean; output: string };
 }
 
 /** How one input changed: set where it was not, unset where it was, or changed. */
@@ -54,8 +55,8 @@ export function diffInputs<I>(
   rules: DiffRules<I>,
   updatable = true,
 ): ResourceDiff {
-  if (rules.pending?.isPendingId(id)) {
-    const { output } = rules.pending;
+  if (rules.remade?.when(id, olds)) {
+    const { output } = rules.remade;
     return { properties: { [output]: { kind: "update", replace: true } }, changes: true, replaces: [output] };
   }
   const wanted = intended(id, olds, news, rules);

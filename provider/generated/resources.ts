@@ -182,7 +182,7 @@ export interface PersonalImageArgs {
   instanceUuid?: pulumi.Input<string>;
   /** Adopt this existing personal image instead of saving one. */
   adoptImageUuid?: pulumi.Input<string>;
-  /** How long create waits for the image to be saved. */
+  /** How long create waits for the image to be saved (and the next update, when it did not finish). */
   waitTimeoutSeconds?: pulumi.Input<number>;
 }
 
@@ -192,7 +192,7 @@ export class PersonalImage extends pulumi.dynamic.Resource {
   declare readonly instanceUuid: pulumi.Output<string | undefined>;
   /** Adopt this existing personal image instead of saving one. */
   declare readonly adoptImageUuid: pulumi.Output<string | undefined>;
-  /** How long create waits for the image to be saved. */
+  /** How long create waits for the image to be saved (and the next update, when it did not finish). */
   declare readonly waitTimeoutSeconds: pulumi.Output<number>;
   /** The image's uuid; also its id. */
   declare readonly imageUuid: pulumi.Output<string>;

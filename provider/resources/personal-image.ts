@@ -2,14 +2,17 @@
 import { z } from "zod";
 import {
   OutcomeUnknownError,
+  pollUntil,
   retryUntil,
   SAVE_IMAGE_STATUS,
+  type CallOptions,
   type GpuCloudClient,
   type PersonalImage as CloudImage,
 } from "../../sdk";
 import { exactlyOneOf } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
+import { messageOf, ResourceInitError } from "../framework/errors";
 import { serialised } from "../framework/serialised";
 
 const PersonalImageInputs = z.object({
@@ -28,7 +31,9 @@ const PersonalImageInputs = z.object({
     .int("must be a whole number of seconds")
     .positive("must be positive")
     .default(900)
-    .describe("How long create waits for the image to be saved."),
+    .describe(
+      "How long create waits for the image to be saved (and the next update, when it did not finish).",
+    ),
 });
 type PersonalImageInputs = Inputs<typeof PersonalImageInputs>;
 
@@ -53,8 +58,12 @@ const outputs = {
  * The image as the private list shows it; undefined only when the list is whole (it holds `total`
  * images) and the image is not in it: an image missing from a partial list may well exist.
  */
-async function findImage(api: GpuCloudClient, imageUuid: string): Promise<CloudImage | undefined> {
-  const { image_list, total } = await api.images.list();
+async function findImage(
+  api: GpuCloudClient,
+  imageUuid: string,
+  call: CallOptions = {},
+): Promise<CloudImage | undefined> {
+  const { image_list, total } = await api.images.list(call);
   const image = image_list.find((i) => i.uuid === imageUuid);
   if (image || image_list.length >= total) return image;
   throw new Error(
@@ -68,25 +77,118 @@ async function findImage(api: GpuCloudClient, imageUuid: string): Promise<CloudI
  * private list that was not there before; saves run one at a time per process so that stays unambiguous.
  * A lost answer to save_image is followed the same way: if the save happened, its image appears. If the
  * cloud shows no save started, it failed before doing anything, and waiting for it would only time out.
+ * Once the image is listed it exists, and no failure after that forgets it (untilSaved).
  */
 async function save(ctx: ProviderContext, inputs: PersonalImageInputs): Promise<CloudImage> {
   const { api } = ctx;
   const instanceUuid = inputs.instanceUuid!;
-  const pollIntervalMs = ctx.settings.pollIntervalMs;
-  const timeoutMs = inputs.waitTimeoutSeconds * 1000;
   return serialised("save_image", async () => {
+    // One deadline for the whole save, counted once this save's turn has come.
+    const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
     const before = (await api.images.list()).image_list.map((i) => i.uuid);
     try {
       await api.instances.saveImage(instanceUuid);
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;
-      await assertSaveStarted(ctx, instanceUuid, before, err, Date.now() + timeoutMs);
+      await assertSaveStarted(ctx, instanceUuid, before, err, deadline);
     }
-    return api.images.waitForSaved(
-      { instance_uuid: instanceUuid, excluding_image_uuids: before },
-      { timeoutMs, pollIntervalMs, maxPollIntervalMs: pollIntervalMs },
-    );
+    const image = await newImage(ctx, instanceUuid, before, deadline);
+    return untilSaved(ctx, inputs, image, deadline);
   });
+}
+
+/**
+ * The image this save made: the newest listed that was not there before. Until one is listed there is no
+ * id to keep. The instance's save_image_status is not taken as the end of it: a cloud that sets it late
+ * could show an earlier save's 3 (failed) while this save goes on, and giving up then would forget an image.
+ */
+async function newImage(
+  ctx: ProviderContext,
+  instanceUuid: string,
+  before: string[],
+  deadline: number,
+): Promise<CloudImage> {
+  const { api } = ctx;
+  const pollIntervalMs = ctx.settings.pollIntervalMs;
+  const subject = `the image saved from instance ${instanceUuid}`;
+  try {
+    const fresh = await pollUntil(
+      {
+        description: `${subject} to be listed`,
+        action: `find ${subject}`,
+        method: "GET",
+        path: "/image/private/list",
+        poll: async (call) =>
+          (await api.images.list(call)).image_list
+            .filter((i) => !before.includes(i.uuid))
+            .sort((a, b) => (b.create_time ?? 0) - (a.create_time ?? 0)),
+        describeState: (images) => (images.length > 0 ? `image ${images[0].uuid}` : "no new image"),
+        isDone: (images) => images.length > 0,
+      },
+      { deadline, pollIntervalMs, maxPollIntervalMs: pollIntervalMs },
+    );
+    return fresh[0];
+  } catch (err) {
+    throw new Error(
+      `Could not save instance ${instanceUuid} as an image: save_image was accepted, but no new image could be found ` +
+        `in your personal image list (${messageOf(err)}). Check that list before running the update again: ` +
+        "an image listed later is this save's; adopt it with adoptImageUuid, or delete it.",
+    );
+  }
+}
+
+/**
+ * Waits until the listed image is saved. The image exists and may bill, so a failure of the wait (a
+ * timeout, reads that keep failing, a save the cloud reports failed) fails the create or update as a
+ * ResourceInitError carrying the image's id and record, and the state keeps it: the next `up` updates it,
+ * which waits again, or replaces it when its save failed (see the diff's `remade`). Only an image the
+ * list no longer holds is not kept: nothing of it is left.
+ */
+async function untilSaved(
+  ctx: ProviderContext,
+  inputs: PersonalImageInputs,
+  image: CloudImage,
+  deadline: number,
+): Promise<CloudImage> {
+  const { api, settings } = ctx;
+  try {
+    return await api.images.waitForSaved(
+      { image_uuid: image.uuid },
+      { deadline, pollIntervalMs: settings.pollIntervalMs, maxPollIntervalMs: settings.pollIntervalMs },
+    );
+  } catch (err) {
+    // One last read, for the record the state keeps (a failed save shows status 3 only there).
+    const last = await findImage(api, image.uuid, { deadline: Date.now() + settings.requestTimeoutMs }).then(
+      (found) => found ?? null,
+      () => image,
+    );
+    const saving = `Could not save instance ${inputs.instanceUuid} as an image:`;
+    if (last === null) {
+      throw new Error(
+        `${saving} ${messageOf(err)} Image ${image.uuid} is no longer in your personal image list, so nothing of it ` +
+          "is left to keep. Run `pulumi refresh`, then `pulumi up` to save the instance again.",
+      );
+    }
+    throw new ResourceInitError(
+      last.save_image_status === SAVE_IMAGE_STATUS.failed
+        ? `${saving} the cloud reports that saving image ${image.uuid} failed (save_image_status 3). The stack keeps ` +
+            "the failed image, so the next `pulumi up` replaces it: it saves the instance again, then deletes the failed image."
+        : `${saving} ${messageOf(err)} Image ${image.uuid} exists (save_image_status ${last.save_image_status ?? "not reported"}), ` +
+            "so the stack keeps it: run `pulumi up` again to wait until it is saved, or `pulumi destroy` to delete it.",
+      { id: image.uuid, state: { inputs, cloud: last } },
+    );
+  }
+}
+
+/**
+ * A saved image whose save the cloud reported failed (save_image_status 3), kept in the state by the
+ * create or update that saw it fail rather than deleted there: that delete could fail or lose its answer
+ * too and leave an image no state knows of. Kept, the next `up` replaces it (a new save, then the engine
+ * deletes the failed image) and `destroy` deletes it. An adopted image is never replaced for it: the
+ * replacement would adopt the same image, which the engine would then delete.
+ */
+function failedSave(_id: string, stored: Record<string, unknown>): boolean {
+  return typeof stored.instanceUuid === "string" && stored.saveImageStatus === SAVE_IMAGE_STATUS.failed;
 }
 
 /**
@@ -138,9 +240,13 @@ export const personalImage = defineResource({
   description: "A personal image saved from an instance (or adopted by uuid). Its id is the image's uuid.",
   inputs: PersonalImageInputs,
   outputs,
-  diff: { replaceOnChanges: ["instanceUuid", "adoptImageUuid"], adoptsById: "adoptImageUuid" },
-  // An update re-reads the image and changes nothing in the cloud.
-  stableOutputs: Object.keys(outputs),
+  diff: {
+    replaceOnChanges: ["instanceUuid", "adoptImageUuid"],
+    adoptsById: "adoptImageUuid",
+    remade: { when: failedSave, output: "saveImageStatus" },
+  },
+  // An update changes nothing in the cloud, but it may see an unfinished save finish.
+  stableOutputs: ["imageUuid", "title", "remark", "podUuid", "podTag", "createTime"],
   checks: [
     exactlyOneOf<PersonalImageInputs>(
       ["instanceUuid", "adoptImageUuid"],
@@ -162,7 +268,14 @@ export const personalImage = defineResource({
         `Could not update image ${id}: it is no longer in your personal image list. Run a refresh.`,
       );
     }
-    return { inputs: news, cloud: image };
+    // A save its create left unfinished, kept in the state with init errors: the engine updates it even
+    // without changes, and the update waits for the save again.
+    const unfinished =
+      news.instanceUuid !== undefined &&
+      image.save_image_status !== undefined &&
+      image.save_image_status !== SAVE_IMAGE_STATUS.succeeded;
+    const deadline = Date.now() + news.waitTimeoutSeconds * 1000;
+    return { inputs: news, cloud: unfinished ? await untilSaved(ctx, news, image, deadline) : image };
   },
   async delete(ctx, id) {
     await ctx.api.images.delete(id);

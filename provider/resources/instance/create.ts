@@ -16,7 +16,7 @@ import {
 } from "../../../sdk";
 import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
-import { ResourceInitError } from "../../framework/errors";
+import { messageOf, ResourceInitError } from "../../framework/errors";
 import { converge } from "./converge";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
@@ -250,8 +250,4 @@ function keptAfterUnsettledPower(
       `The instance is kept in the stack, not destroyed. ${NEXT_STEP}`,
     { id: uuid, state: { inputs, cloud: unsettled.seen ?? instance } },
   );
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -114,7 +114,7 @@ export const instance = defineResource({
     // An absent title means the program leaves the title alone (DESIGN §3 is silent on clearing it).
     keepWhenUnset: ["title"],
     adoptsById: "adoptInstanceUuid",
-    pending: { isPendingId, output: PENDING_OUTPUT },
+    remade: { when: isPendingId, output: PENDING_OUTPUT },
   },
   stableOutputs: ["instanceUuid", "gpuName", "imageName", "imageTag", "createTime", "chargingType"],
   checks: instanceChecks,
