@@ -5,6 +5,8 @@
  * and every error names both ways to set it.
  */
 
+import { printableAsciiProblem } from "../sdk/printable-ascii";
+
 /** A setting is missing or malformed. The message names every way to set it and never holds the key. */
 export class ConfigurationError extends Error {
   override readonly name = "ConfigurationError";
@@ -42,7 +44,7 @@ export const SETTINGS = {
     type: "string",
     secret: true,
     placeholder: "<key>",
-    parse: (text: string) => text,
+    parse: (text: string) => printableAscii(text),
   },
   baseUrl: {
     what: "base URL",
@@ -220,6 +222,13 @@ function milliseconds(text: string): number {
   return value;
 }
 
+/** The text when every character of it can go into a request unchanged; see sdk/printable-ascii.ts. */
+function printableAscii(text: string): string {
+  const problem = printableAsciiProblem(text);
+  if (problem) throw new InvalidValue(`it ${problem}`);
+  return text;
+}
+
 function normaliseBaseUrl(text: string): string {
   let url: URL;
   try {
@@ -230,6 +239,7 @@ function normaliseBaseUrl(text: string): string {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new InvalidValue(`its scheme ${url.protocol} is neither http: nor https:`);
   }
+  printableAscii(text);
   const trimmed = url.toString().replace(/\/+$/, "");
   // DESIGN §2: the base URL is {base_url}; the client appends the versioned path itself.
   if (trimmed.endsWith(API_SUFFIX)) {

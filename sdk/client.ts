@@ -7,6 +7,7 @@ import { ModelRuns } from "./model-runs";
 import { inputValidationError, type InputIssue } from "./errors";
 import { DEFAULT_MAX_PAUSE_MS } from "./pacing-gate";
 import { DEFAULT_BACKOFF } from "./retry-policy";
+import { printableAsciiProblem } from "./printable-ascii";
 import { MAX_TIMER_MS } from "./sleep";
 import { Transport, type CallOptions, type RequestEvent } from "./transport";
 import { Workflows } from "./workflows";
@@ -14,7 +15,7 @@ import { Workflows } from "./workflows";
 export interface GpuCloudClientOptions {
   /** {base_url}: the client appends /api/open/v2. */
   baseUrl: string;
-  /** Bearer key. Only the pod and market image lists work without one. */
+  /** Bearer key, printable ASCII without spaces. Only the pod and market image lists work without one. */
   apiKey?: string;
   /**
    * Per-request timeout (default 30 000 ms; the provider's gpucloud:requestTimeoutMs). A read that times
@@ -136,6 +137,11 @@ function optionIssues(options: GpuCloudClientOptions): InputIssue[] {
       field: "baseUrl",
       reason: `must be the service's http(s) root URL, without /api/open/v2 (got ${JSON.stringify(options?.baseUrl)})`,
     });
+  } else {
+    const urlProblem = printableAsciiProblem(options.baseUrl);
+    if (urlProblem) issues.push({ field: "baseUrl", reason: urlProblem });
+    else if (!URL.canParse(options.baseUrl))
+      issues.push({ field: "baseUrl", reason: `is not a URL (got ${JSON.stringify(options.baseUrl)})` });
   }
   if (typeof options?.baseUrl === "string" && /\/api\/open\/v2\/*$/.test(options.baseUrl)) {
     issues.push({
@@ -146,6 +152,8 @@ function optionIssues(options: GpuCloudClientOptions): InputIssue[] {
   if (options?.apiKey !== undefined && typeof options.apiKey !== "string") {
     issues.push({ field: "apiKey", reason: "must be a string" });
   }
+  const keyProblem = typeof options?.apiKey === "string" ? printableAsciiProblem(options.apiKey) : undefined;
+  if (keyProblem) issues.push({ field: "apiKey", reason: keyProblem });
   checkDuration(issues, "timeoutMs", options?.timeoutMs, 1);
   checkDuration(issues, "maxRateLimitWaitMs", options?.maxRateLimitWaitMs, 0);
   checkDuration(issues, "retryBaseDelayMs", options?.retryBaseDelayMs, 0);

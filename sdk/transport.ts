@@ -1,11 +1,11 @@
 /**
- * The shared transport: one undici keep-alive pool per client, bearer auth, JSON in and out, the
- * envelope, per-request timeouts, retries per retry-policy.ts, the client-wide pacing gate after 429s
- * (pacing-gate.ts), the connection slots (slots.ts), deadlines, the cloud's clock, and the onRequest
+ * The shared transport: keep-alive connections per client (connections.ts), bearer auth, JSON in and
+ * out, the envelope, per-request timeouts, retries per retry-policy.ts, the client-wide pacing gate after
+ * 429s (pacing-gate.ts), the connection slots (slots.ts), deadlines, the cloud's clock, and the onRequest
  * hook. API areas call `call()` and nothing else.
  */
 import type { Readable } from "node:stream";
-import { Agent, request, type Dispatcher } from "undici";
+import { request } from "undici";
 import type { z } from "zod";
 import {
   errorFromResponse,
@@ -16,7 +16,15 @@ import {
   type ResponseErrorInput,
   type WaitLimit,
 } from "./answers";
-import { errorFromFailure, GpuCloudError, outcomeUnknown, redact, unexpectedShape } from "./errors";
+import { Connections } from "./connections";
+import {
+  errorFromFailure,
+  GpuCloudError,
+  inputValidationError,
+  outcomeUnknown,
+  redact,
+  unexpectedShape,
+} from "./errors";
 import { PacingGate, type GatePass } from "./pacing-gate";
 import {
   decide,
@@ -102,7 +110,7 @@ export interface CallSpec<S extends z.ZodType> {
   reconcile?: string;
 }
 
-/** Connections per client; also the number of attempts in flight (see Slots). */
+/** Attempts in flight per client, each on its own connection (see Slots and Connections). */
 const CONNECTIONS = 32;
 
 const NOT_SENT_CODES = new Set([
@@ -114,6 +122,12 @@ const NOT_SENT_CODES = new Set([
   "EADDRNOTAVAIL",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
+
+/**
+ * undici refused to build the request (a header value holding a line break, say): nothing was sent,
+ * and sending it again cannot help, so it is neither a network failure nor one to retry.
+ */
+const UNSENDABLE_CODES = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_NOT_SUPPORTED"]);
 
 function errorCode(err: unknown): string | undefined {
   let current: unknown = err;
@@ -152,6 +166,14 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Rejects with the signal's reason once it aborts. */
+function abortOf(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
 function describeStatus(httpStatus: number, code: number | undefined): string {
   return httpStatus === 200 && code !== undefined ? `HTTP 200 with code ${code}` : `HTTP ${httpStatus}`;
 }
@@ -162,6 +184,15 @@ type Job<S extends z.ZodType> = CallSpec<S> & CallOptions;
 type AttemptOutcome =
   | { ok: true; data: unknown }
   | { ok: false; failure: Failure; error: GpuCloudError; httpStatus?: number; answer?: ResponseErrorInput };
+
+/** An answer as it came off the wire. */
+interface Exchanged {
+  status: number;
+  retryAfter: string | string[] | undefined;
+  /** The cloud's clock from the answer's Date header (epoch ms), when it is readable. */
+  cloudMs: number | undefined;
+  text: string;
+}
 
 interface Sent {
   outcome: AttemptOutcome;
@@ -176,7 +207,7 @@ interface CloudClockReading {
 }
 
 export class Transport {
-  private readonly agent: Agent;
+  private readonly connections: Connections;
   private readonly origin: string;
   private readonly gate: PacingGate;
   private readonly slots = new Slots(CONNECTIONS);
@@ -189,7 +220,7 @@ export class Transport {
     this.options = options;
     Object.defineProperty(this, "secret", { value: apiKey, enumerable: false });
     this.origin = options.baseUrl.replace(/\/+$/, "") + API_PREFIX;
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: CONNECTIONS });
+    this.connections = new Connections(new URL(this.origin).origin);
     this.gate = new PacingGate({ maxPauseMs: options.maxRateLimitWaitMs });
   }
 
@@ -235,7 +266,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.connections.close();
   }
 
   /** One attempt: a connection slot, the gate, the request. The gate learns of a 429 before the slot is freed. */
@@ -381,23 +412,18 @@ export class Transport {
     spec.signal?.addEventListener("abort", onCallerAbort, { once: true });
     try {
       const body = this.requestBody(spec);
-      let res: Dispatcher.ResponseData;
-      let text: string;
-      let cloudMs: number | undefined;
+      let answer: Exchanged;
       try {
-        res = await request(this.origin + relPath, {
-          dispatcher: this.agent,
-          method: spec.method,
-          headers: this.headers(body),
-          body: body?.body,
-          signal: controller.signal,
-        });
-        cloudMs = this.readCloudClock(firstHeader(res.headers.date));
-        text = await res.body.text();
+        answer = await this.exchange(spec, relPath, body, controller.signal);
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason;
         // Our own body source refused to go on (an upload stream over the size limit).
         if (err instanceof GpuCloudError) throw err;
+        if (UNSENDABLE_CODES.has(errorCode(err) ?? "")) {
+          throw inputValidationError(ctx, [
+            { field: "request", reason: `cannot be sent (${redact(describeError(err), this.secret)})` },
+          ]);
+        }
         if (timedOut) {
           return {
             ok: false,
@@ -422,10 +448,50 @@ export class Transport {
           }),
         };
       }
-      return this.interpret(spec, relPath, res.statusCode, res.headers["retry-after"], cloudMs, text);
+      return this.interpret(spec, relPath, answer);
     } finally {
       clearTimeout(timer);
       spec.signal?.removeEventListener("abort", onCallerAbort);
+    }
+  }
+
+  /**
+   * Sends the request on a connection of its own and reads the answer; fails as soon as `signal`
+   * aborts, even where undici does not notice the abort (while it connects, it does not), so the
+   * client's timeout bounds the whole attempt.
+   */
+  private async exchange<S extends z.ZodType>(
+    spec: Job<S>,
+    relPath: string,
+    body: RequestBody | undefined,
+    signal: AbortSignal,
+  ): Promise<Exchanged> {
+    const connection = this.connections.take();
+    let settled = false;
+    const exchanged = (async (): Promise<Exchanged> => {
+      try {
+        const res = await request(this.origin + relPath, {
+          dispatcher: connection,
+          method: spec.method,
+          headers: this.headers(body),
+          body: body?.body,
+          signal,
+        });
+        const cloudMs = this.readCloudClock(firstHeader(res.headers.date));
+        return {
+          status: res.statusCode,
+          retryAfter: res.headers["retry-after"],
+          cloudMs,
+          text: await res.body.text(),
+        };
+      } finally {
+        settled = true;
+      }
+    })();
+    try {
+      return await Promise.race([exchanged, abortOf(signal)]);
+    } finally {
+      this.connections.giveBack(connection, settled);
     }
   }
 
@@ -440,10 +506,7 @@ export class Transport {
   private interpret<S extends z.ZodType>(
     spec: Job<S>,
     relPath: string,
-    status: number,
-    retryAfterHeader: string | string[] | undefined,
-    cloudMs: number | undefined,
-    text: string,
+    { status, retryAfter: retryAfterHeader, cloudMs, text }: Exchanged,
   ): AttemptOutcome {
     const body = parseJson(text);
     const answer = readAnswer({ status, body, text });

@@ -51,6 +51,25 @@ describe("the native plugin's configuration", () => {
     ]);
   });
 
+  it("refuses a key holding a character a request cannot carry, in CheckConfig and Configure, never showing it", async () => {
+    const key = "k-pasted-4e1d\u200b";
+    const rule =
+      "it must contain only printable ASCII characters without spaces, but character 14 is U+200B, which is not ASCII (often a stray character from a paste)";
+    const { failures } = await plugin.client.checkConfig({ apiKey: secret(key), baseUrl: URL });
+    expect(failures).toEqual([
+      {
+        property: "apiKey",
+        reason: `The GPU cloud API key is invalid: ${rule}. Fix \`gpucloud:apiKey\` in the stack config or the environment variable GPUCLOUD_API_KEY.`,
+      },
+    ]);
+    const refused = await plugin.client.configure({ apiKey: key, baseUrl: URL }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CallError);
+    expect(refused).toMatchObject({ code: status.FAILED_PRECONDITION });
+    expect((refused as Error).message).toContain(`${rule}. Fix \`gpucloud:apiKey\``);
+    expect(plugin.client.received.join("\n")).not.toContain("k-pasted-4e1d");
+    expect(plugin.stdout + plugin.stderr).not.toContain("k-pasted-4e1d");
+  });
+
   it("takes numbers from an explicit provider as well as text, and lets a preview's unknowns through", async () => {
     const checked = await plugin.client.checkConfig({ apiKey: UNKNOWN, baseUrl: URL, pollIntervalMs: 250 });
     expect(checked).toEqual({

@@ -57,6 +57,28 @@ describe("provider configuration", () => {
     expect(await callsByEndpoint(emu)).toEqual({});
   });
 
+  it("refuses a key holding a character a request cannot carry at check, naming the setting, never the key", async () => {
+    await emu.admin("DELETE", "/requests");
+    const pasted = `${DEMO_KEY}\u200b`;
+    const h = await start({
+      config: { "gpucloud:apiKey": secret(pasted), "gpucloud:baseUrl": emu.url },
+      env: onlyPath,
+    });
+    const refused = await h.check("Instance", spec).catch((err: Error) => err.message);
+    expect(refused).toContain(
+      `The GPU cloud API key is invalid: it must contain only printable ASCII characters without spaces, but character ${DEMO_KEY.length + 1} is U+200B, which is not ASCII (often a stray character from a paste). Fix \`gpucloud:apiKey\` in the stack config or the environment variable GPUCLOUD_API_KEY.`,
+    );
+    const fromEnv = await start({
+      env: { ...onlyPath, GPUCLOUD_API_KEY: "demo\n-key", GPUCLOUD_BASE_URL: emu.url },
+    });
+    await expect(fromEnv.check("Instance", spec)).rejects.toThrow(
+      /API key is invalid: .*character 5 is a control character \(U\+000A\).*GPUCLOUD_API_KEY/,
+    );
+    expect(await callsByEndpoint(emu)).toEqual({});
+    expect(`${refused}${h.stderr}${fromEnv.stderr}`).not.toContain(DEMO_KEY);
+    expect(`${h.stderr}${fromEnv.stderr}`).not.toContain("demo\n-key");
+  });
+
   it("falls back to the environment, even when no Configure call arrives", async () => {
     const h = await start({ env: { ...onlyPath, GPUCLOUD_API_KEY: DEMO_KEY, GPUCLOUD_BASE_URL: emu.url } });
     const outcome = await h

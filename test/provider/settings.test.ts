@@ -42,6 +42,18 @@ describe("the settings", () => {
     },
   );
 
+  it("refuse a base URL holding a character a request would drop or encode, and trim the edges as before", () => {
+    expect(() =>
+      resolveProviderSettings(lookup({ ...base, "gpucloud:baseUrl": "http://127.0.0.1:8787/\u200b" }), {}),
+    ).toThrow(
+      /base URL ".*" is invalid: it must contain only printable ASCII characters without spaces, but character 23 is U\+200B, which is not ASCII .*Fix `gpucloud:baseUrl`/,
+    );
+    expect(
+      resolveProviderSettings(lookup({ ...base, "gpucloud:baseUrl": " http://127.0.0.1:8787/\n" }), {})
+        .baseUrl,
+    ).toBe("http://127.0.0.1:8787");
+  });
+
   it("hold the data sources to the request timeout too, but not to the poll interval they never use", () => {
     const config = { ...base, "gpucloud:pollIntervalMs": "never" };
     expect(resolveConnection(lookup(config), {}, true, {}).requestTimeoutMs).toBe(30_000);

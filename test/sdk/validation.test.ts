@@ -329,4 +329,53 @@ describe("client options", () => {
     expect(thrown).toBeInstanceOf(InputValidationError);
     expect((thrown as InputValidationError).issues.map((i) => i.field)).toEqual([field]);
   });
+
+  function refusal(options: { baseUrl: string; apiKey?: string }): InputValidationError {
+    try {
+      new GpuCloudClient(options);
+    } catch (err) {
+      if (err instanceof InputValidationError) return err;
+      throw err;
+    }
+    throw new Error("the client took the options");
+  }
+
+  it.each([
+    ["a trailing zero-width space", "sk-live-77a1\u200b", "character 13 is U+200B, which is not ASCII"],
+    ["a line break inside", "sk-live\n-77a1", "character 8 is a control character (U+000A)"],
+    ["a space", "sk-live 77a1", "character 8 is a space"],
+    ["a no-break space", "sk-live-77a1\u00a0", "character 13 is U+00A0, which is not ASCII"],
+  ])("refuses an apiKey holding %s, naming where without showing the key", (_, apiKey, where) => {
+    const err = refusal({ baseUrl: "http://127.0.0.1:8787", apiKey });
+    expect(err.issues).toEqual([
+      {
+        field: "apiKey",
+        reason: `must contain only printable ASCII characters without spaces, but ${where} (often a stray character from a paste)`,
+      },
+    ]);
+    expect(err.message).toMatch(
+      /^Could not create the GPU cloud client: 1 input is invalid \(nothing was sent\): apiKey: /,
+    );
+    expect(`${err.message}${JSON.stringify(err)}`).not.toContain("sk-live");
+  });
+
+  it("refuses a baseUrl holding a character a request would drop or encode, or one that is not a URL", () => {
+    expect(refusal({ baseUrl: "http://127.0.0.1:8787\u200b" }).issues).toEqual([
+      {
+        field: "baseUrl",
+        reason:
+          "must contain only printable ASCII characters without spaces, but character 22 is U+200B, which is not ASCII (often a stray character from a paste)",
+      },
+    ]);
+    expect(refusal({ baseUrl: "http://127.0.0.1:87\t87" }).issues.map((i) => i.field)).toEqual(["baseUrl"]);
+    expect(refusal({ baseUrl: "http://127.0.0.1:99999" }).issues).toEqual([
+      { field: "baseUrl", reason: 'is not a URL (got "http://127.0.0.1:99999")' },
+    ]);
+  });
+
+  it("takes a key of printable ASCII", () => {
+    expect(
+      () => new GpuCloudClient({ baseUrl: "http://127.0.0.1:8787", apiKey: "sk-~!#$%&'*+./=?^_`|" }),
+    ).not.toThrow();
+  });
 });
