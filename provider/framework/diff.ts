@@ -1,6 +1,7 @@
 /**
  * The shared diff. Replacement is declared per resource, not coded: the inputs whose change replaces it,
- * the inputs whose absence keeps the cloud's value, the input that adopts an existing resource by id.
+ * the inputs whose absence keeps the cloud's value, the input that adopts an existing resource by id,
+ * the inputs that name what an output reports.
  * It answers per input (what changed and how), so a native plugin can send a detailed diff; the dynamic
  * provider collapses it into changes and replaces.
  */
@@ -13,6 +14,11 @@ export interface DiffRules<I> {
   keepWhenUnset?: readonly (keyof I & string)[];
   /** The input that adopts an existing resource by id: unset, or this resource's own id, is no change. */
   adoptsById?: keyof I & string;
+  /**
+   * Inputs that name what the cloud reports in an output (Instance's podTag, its imageTag): set to the
+   * value the output holds, they are no change, as the resource already is what they ask for.
+   */
+  sameAsOutput?: Partial<Record<keyof I & string, string>>;
   /**
    * A stored state that must be made anew whatever the inputs: an id that names no resource but a create
    * whose outcome is still unknown (Instance's `pending-create:...`), a PersonalImage whose save failed.
@@ -83,6 +89,12 @@ function intended<I>(
   const wanted = { ...news };
   for (const name of rules.keepWhenUnset ?? []) {
     if (wanted[name] === undefined) wanted[name] = olds[name];
+  }
+  for (const [name, output] of Object.entries(rules.sameAsOutput ?? {}) as [string, string][]) {
+    const value = wanted[name];
+    if (value !== undefined && !isUnknown(value) && olds[output] != null && sameValue(value, olds[output])) {
+      wanted[name] = olds[name];
+    }
   }
   const adopt = rules.adoptsById;
   if (adopt !== undefined && (news[adopt] === undefined || news[adopt] === id)) wanted[adopt] = olds[adopt];

@@ -172,6 +172,18 @@ describe("the native plugin over gRPC against the emulator", () => {
       expect(checked).toEqual({ inputs: imported.inputs, failures: [] });
       const diff = await c.plugin.client.diff("Instance", instance.id, imported.outputs, checked.inputs);
       expect(diff).toMatchObject({ changes: "none", replaces: [], diffs: [] });
+      // The program that made it leaves podTag out (the latest at creation): after `pulumi import` takes
+      // the instance over, its next up must not replace it for the tag the import recorded.
+      const program = (await c.plugin.client.check("Instance", { ...c.spec, title: "native-0" })).inputs;
+      expect(program.podTag).toBeUndefined();
+      const afterImport = await c.plugin.client.diff("Instance", instance.id, imported.outputs, program);
+      expect(afterImport).toMatchObject({ changes: "none", replaces: [] });
+      // Another tag does replace it.
+      const retagged = await c.plugin.client.diff("Instance", instance.id, imported.outputs, {
+        ...program,
+        podTag: "v0.0.1-other",
+      });
+      expect(retagged).toMatchObject({ changes: "some", replaces: ["podTag"] });
     });
 
     it("refreshes without drift, then shows a title changed in the console as drift", async () => {

@@ -41,6 +41,25 @@ describe("the declared diff", () => {
     });
   });
 
+  it("replaces an instance for a pod tag other than the one it runs, never for that one or for a pin removed", () => {
+    const running = { ...stored, imageTag: "v1" };
+    // A program that pins the tag the instance runs (or an import, which records it, DESIGN §8).
+    expect(diffResource(instance, "i-1", running, { ...program, podTag: "v1" })).toMatchObject({
+      changes: false,
+    });
+    const pinned = { ...running, podTag: "v1" };
+    expect(diffResource(instance, "i-1", pinned, program)).toMatchObject({ changes: false });
+    expect(diffResource(instance, "i-1", pinned, { ...program, podTag: "v2" })).toMatchObject({
+      properties: { podTag: { kind: "update", replace: true } },
+      replaces: ["podTag"],
+    });
+    // Unknown at preview, or a tag the cloud does not report: the conservative answer, a replacement.
+    expect(diffResource(instance, "i-1", running, { ...program, podTag: UNKNOWN }).replaces).toEqual([
+      "podTag",
+    ]);
+    expect(diffResource(instance, "i-1", stored, { ...program, podTag: "v1" }).replaces).toEqual(["podTag"]);
+  });
+
   it("reports an input the program stops setting as back at its default, unless unset keeps the cloud's value", () => {
     const { title: _title, ...untitled } = program;
     expect(diffResource(instance, "i-1", stored, untitled)).toMatchObject({ changes: false, properties: {} });

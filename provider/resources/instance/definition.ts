@@ -112,7 +112,11 @@ export const instance = defineResource({
   diff: {
     replaceOnChanges: REPLACING_INPUTS,
     // An absent title means the program leaves the title alone (DESIGN §3 is silent on clearing it).
-    keepWhenUnset: ["title"],
+    // An absent podTag means "the latest at creation", which a running instance already was: removing a
+    // pin, or an import's podTag (DESIGN §8) the program leaves out, must not replace a paid instance.
+    keepWhenUnset: ["title", "podTag"],
+    // Pinning the tag the instance already runs asks for nothing new: only another tag replaces it.
+    sameAsOutput: { podTag: "imageTag" },
     adoptsById: "adoptInstanceUuid",
     remade: { when: isPendingId, output: PENDING_OUTPUT },
   },
