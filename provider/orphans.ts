@@ -228,17 +228,25 @@ export function formatReport(report: OrphanReport): string {
   if (report.orphans.length === 0) {
     return `No orphaned instances: every one of the ${report.cloud} instances in the cloud is held by a stack.\n`;
   }
+  // A recorded pending create that several instances could be: its stack cannot tell which is its own
+  // and asks a person (the provider's own message on refresh says the same).
+  const claimants = new Map<string, number>();
+  for (const o of report.orphans)
+    for (const urn of o.recordedBy) claimants.set(urn, (claimants.get(urn) ?? 0) + 1);
+  const ambiguous = (o: Orphan) => o.recordedBy.some((urn) => (claimants.get(urn) ?? 0) > 1);
   const rows = report.orphans.map((o) => [
     o.instanceUuid,
     String(o.status),
     `${o.gpuNums ?? "?"} x ${o.gpuName || "?"}`,
     o.title || "-",
     o.createTime === null ? "-" : new Date(o.createTime * 1000).toISOString(),
-    o.recordedBy.length > 0
-      ? `recorded pending create of ${o.recordedBy.join(", ")}: resolved by its stack's next up, refresh or destroy`
-      : o.pendingCreates.length > 0
-        ? `pending create of ${o.pendingCreates.join(", ")}`
-        : "no stack knows it",
+    ambiguous(o)
+      ? `one of several instances the recorded pending create of ${o.recordedBy.join(", ")} could have made: its stack cannot tell which`
+      : o.recordedBy.length > 0
+        ? `recorded pending create of ${o.recordedBy.join(", ")}: resolved by its stack's next up, refresh or destroy`
+        : o.pendingCreates.length > 0
+          ? `pending create of ${o.pendingCreates.join(", ")}`
+          : "no stack knows it",
   ]);
   const header = ["INSTANCE", "STATUS", "GPU", "TITLE", "CREATED", "NOTE"];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
@@ -252,15 +260,26 @@ export function formatReport(report: OrphanReport): string {
     line(header),
     ...rows.map(line),
     "",
-    ...(report.orphans.some((o) => o.recordedBy.length > 0)
+    ...(report.orphans.some((o) => o.recordedBy.length > 0 && !ambiguous(o))
       ? [
           "Leave a recorded pending create's instance alone: the next up, refresh or destroy of its stack",
           "finds it and adopts it (or destroys it, for destroy). Destroying it by hand makes up create another.",
         ]
       : []),
-    "Keep one: clear the pending create (`pulumi refresh --clear-pending-creates`), then set",
-    "adoptInstanceUuid to its uuid on that Instance resource and run `pulumi up`.",
-    "Drop one: destroy it in the console or with client.instances.destroy(uuid); it bills until then.",
+    ...(report.orphans.some(ambiguous)
+      ? [
+          "Several instances could be one recorded pending create: title or destroy those that are not that",
+          "stack's, then run `pulumi refresh`; or set adoptInstanceUuid on that Instance to the right one and run",
+          "`pulumi up`.",
+        ]
+      : []),
+    ...(report.orphans.some((o) => o.recordedBy.length === 0)
+      ? [
+          "Keep one: set adoptInstanceUuid to its uuid on the Instance resource that should hold it and run",
+          "`pulumi up` (for the engine's pending create, clear it first: `pulumi refresh --clear-pending-creates`).",
+          "Drop one: destroy it in the console or with client.instances.destroy(uuid); it bills until then.",
+        ]
+      : []),
     "",
   ].join("\n");
 }

@@ -313,6 +313,26 @@ describe("findOrphans", () => {
     expect(text + JSON.stringify(report)).not.toContain("hunter2");
   });
 
+  it("says what the provider says when several instances could be one recorded pending create", () => {
+    const recorded = {
+      urn: `urn:pulumi:test::fleet::${INSTANCE_TYPE}::b`,
+      type: INSTANCE_TYPE,
+      id: "pending-create:1700000000:0123abcd",
+      inputs: { gpuUuid: "g", gpuNums: 1 },
+      outputs: { pendingCreate: { candidates: [{ instanceUuid: "i-2" }, { instanceUuid: "i-3" }] } },
+    };
+    const report = findOrphans([cloud("i-2"), cloud("i-3")], [{ deployment: { resources: [recorded] } }]);
+    const shown = formatReport(report);
+    expect(shown).toMatch(
+      /i-2 .*one of several instances the recorded pending create of .*::b could have made/,
+    );
+    expect(shown).toMatch(/i-3 .*one of several instances/);
+    expect(shown).toContain("title or destroy those that are not that");
+    // Not the advice for a record its stack resolves alone, nor for the engine's own pending create.
+    expect(shown).not.toContain("Leave a recorded pending create's instance alone");
+    expect(shown).not.toContain("--clear-pending-creates");
+  });
+
   it("refuses what is not a stack export, saying what to pass", () => {
     expect(() => asStackExport({ resources: [] }, "state.json")).toThrow(
       /state.json is neither the output of `pulumi stack export` \(it has no "deployment" object\) nor a state file of pulumi-gpucloud\/testing/,
