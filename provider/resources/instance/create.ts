@@ -203,10 +203,17 @@ function windowEndAfter(api: GpuCloudClient, settleEndsAt: number): number {
 }
 
 /**
- * Destroys the instance a failed create made, going on through transient failures for another
- * waitTimeoutSeconds: the create failed, often because the cloud was unreachable, and giving up at once
- * would leave a paid instance. When even that fails, the state keeps the instance (ErrorResourceInitFailed
- * with its id), so it is not forgotten (DESIGN §8).
+ * How long the destroy of a failed create keeps trying through transient failures: the create failed,
+ * often because the cloud was unreachable, and giving up at once would leave a paid instance; but once
+ * it gives up the state keeps the instance (below), so a cloud that fails for longer gets the person
+ * back after minutes, not after another waitTimeoutSeconds (one up under a lasting HTTP 500 took 30 min).
+ */
+const CLEANUP_MAX_MS = 5 * 60_000;
+
+/**
+ * Destroys the instance a failed create made, going on through transient failures for up to
+ * CLEANUP_MAX_MS. When even that fails, the state keeps the instance (ErrorResourceInitFailed with its
+ * id), so it is not forgotten (DESIGN §8).
  */
 async function destroyAfterFailure(
   ctx: ProviderContext,
@@ -218,7 +225,7 @@ async function destroyAfterFailure(
   const uuid = instance.instance_uuid;
   try {
     await retryUntil((call) => ctx.api.instances.destroy(uuid, call), {
-      deadline: Date.now() + inputs.waitTimeoutSeconds * 1000,
+      deadline: Date.now() + Math.min(inputs.waitTimeoutSeconds * 1000, CLEANUP_MAX_MS),
       pauseMs: ctx.settings.pollIntervalMs,
     });
   } catch (destroyErr) {
