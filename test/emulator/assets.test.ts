@@ -168,7 +168,9 @@ describe("POST /assets", () => {
       msg: expect.stringContaining("104857600"),
       data: { error: "payload_too_large", field: "file" },
     });
-    expect(peak).toBeLessThan(48 * MIB);
+    // heapUsed and arrayBuffers include garbage not yet collected: streamed chunks already dropped reached
+    // 41 MiB on a loaded machine. Holding the 100 MiB file (as Buffers or a string) still goes past 80 MiB.
+    expect(peak).toBeLessThan(80 * MIB);
     expect((await upload({ file: { name: "after.png" } })).status).toBe(200);
   });
 

@@ -18,8 +18,12 @@ import { FAULT_EMULATOR, seconds } from "./schedule";
 import { reportFigure } from "../support/figures";
 
 const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
-/** How long the evaluator's create call is held at the emulator; the provider is killed meanwhile. */
-const HELD_MS = 300;
+/**
+ * How long the evaluator's create call is held at the emulator: far longer than any kill of the provider
+ * under load, so the hold never ends within the test and the emulator never carries the create out. The
+ * emulator's hold timer is unref'd and its close force-closes connections, so the hold delays neither.
+ */
+const HELD_MS = 600_000;
 const CLI = path.join(REPO_ROOT, "dist", "provider", "orphans-cli.js");
 
 /** One resource as `pulumi stack export` writes it; the SSH passwords as the ciphertext the engine stores. */
@@ -94,20 +98,26 @@ describe("a provider killed in the middle of a fleet create", () => {
     );
 
     // Kill the provider once the trainer's create call was answered (it now waits, with the clock frozen,
-    // for the instance to run) while the evaluator's create call is still held by a delay, unread.
-    w.emulator.faults.add({ path: "/instance/create_by_pod", kind: "delay", count: 1, ms: 0 });
-    w.emulator.faults.add({ path: "/instance/create_by_pod", kind: "delay", count: 1, ms: HELD_MS });
+    // for the instance to run) while the evaluator's create call is still held, unread. The trainer's create
+    // is started alone and answered before the hold is armed, so which create gets held does not depend on
+    // which of two concurrent calls reaches the emulator first.
     const createCalls = () => w.emulator.log.list().filter((r) => r.path === "/instance/create_by_pod");
     const before = createCalls().length;
-    const inFlight = inputs.slice(3).map((news) => fleet.create("Instance", news).catch((err: Error) => err));
-    await until("one create answered and the next one held", () => {
+    const trainer = fleet.create("Instance", inputs[3]).catch((err: Error) => err);
+    await until("the trainer's create answered", () => {
       const calls = createCalls().slice(before);
-      return calls.length === 2 && calls[0].status === 200 && calls[1].status === null;
+      return calls.length === 1 && calls[0].status === 200;
+    });
+    w.emulator.faults.add({ path: "/instance/create_by_pod", kind: "delay", count: 1, ms: HELD_MS });
+    const evaluator = fleet.create("Instance", inputs[4]).catch((err: Error) => err);
+    await until("the evaluator's create held", () => {
+      const calls = createCalls().slice(before);
+      return calls.length === 2 && calls[1].status === null;
     });
     await fleet.stop();
-    const killedAt = Date.now();
-    expect((await Promise.all(inFlight)).every((r) => r instanceof Error)).toBe(true);
-    await until("the held call to end", () => Date.now() > killedAt + HELD_MS + 100);
+    expect((await Promise.all([trainer, evaluator])).every((r) => r instanceof Error)).toBe(true);
+    // The held call is still held (its hold outlasts the test), so it never reached the handler.
+    expect(createCalls().slice(before)[1].status).toBeNull();
     expect(w.cloudInstances()).toHaveLength(4);
 
     const stack = stackExport(

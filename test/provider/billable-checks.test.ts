@@ -72,7 +72,8 @@ describe("Instance checks before anything bills", () => {
   });
 
   it("refuses moving a running instance's shutdownAt too close: the old timer stays", async () => {
-    const running = await created({ shutdownAt: (await twoMinutesAheadOfTheCloud()) + 3600 });
+    // A day ahead, not an hour: created() moves the cloud 10 s every 10 ms until the create returns.
+    const running = await created({ shutdownAt: (await twoMinutesAheadOfTheCloud()) + 24 * 3600 });
     const at = await twoMinutesAheadOfTheCloud();
     const news = await w.h.checked("Instance", { ...running.inputs, shutdownAt: at }, running.inputs);
     await refusedWithoutChanges(() => w.h.update("Instance", running, news), /less than 5 minutes ahead/);

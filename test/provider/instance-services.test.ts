@@ -94,10 +94,12 @@ describe("Instance waitForServices against the emulator", () => {
     const create = watch(w.h.create("Instance", inputs));
     await theNewInstance();
     await advanceThenPoll(BOOT_SECONDS, 2, create.operation);
-    await advanceThenPoll(59, 2, create.operation);
+    // 110 s, not 119: the provider's cloud clock is the last Date header plus real time elapsed since, so
+    // a deadline 1 s of real time away passes during a stall of a loaded machine; 10 s does not.
+    await advanceThenPoll(50, 2, create.operation);
     expect(create.settled).toBe(false);
     // 121 s after the create call, 61 s after the instance runs: the service would answer at 90.
-    await w.emu.advance(2);
+    await w.emu.advance(11);
     await expect(create.operation).rejects.toThrow(
       /did not all answer within waitTimeoutSeconds \(120 s, counted from the start of the create or start-up\); last seen: ComfyUI \(.*\): HTTP 503\..*was destroyed so nothing is left billing/s,
     );

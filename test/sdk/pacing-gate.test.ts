@@ -49,6 +49,26 @@ describe("the client-wide pacing gate", () => {
     expect(gate.spacingMs).toBeCloseTo(105, 5);
   });
 
+  it("learns the emulator's --rate-limit 20 from a burst of 32: twenty a second, 5 % apart", async () => {
+    // What test/perf/rate-limited.test.ts sends against the emulator, on a clock that no load can skew:
+    // 32 sends at once, of which the server accepts 20 and refuses 12.
+    const { gate, clock } = gateAt(10_000);
+    const sent = await Promise.all(Array.from({ length: 31 }, () => send(gate)));
+    // A straggler of the same burst, sent a little later but before any 429 came back.
+    await clock.advanceTo(10_004);
+    sent.push(await send(gate));
+    await clock.advanceTo(10_010);
+    const refused = sent.slice(20);
+    gate.rateLimited(1000, refused[0]);
+    for (const sentAt of refused.slice(1, -1)) gate.rateLimited(1000, sentAt);
+    // The straggler's 429 arrives last, after the gate began pausing: it still belongs to the first wave.
+    await clock.advanceTo(10_030);
+    gate.rateLimited(1000, refused[refused.length - 1]);
+    expect(gate.spacingMs).toBeCloseTo(1050 / 20, 5);
+    expect(gate.spacingMs).toBeGreaterThanOrEqual(1000 / 20);
+    expect(gate.spacingMs).toBeLessThan((1.25 * 1000) / 20);
+  });
+
   it("guesses a short spacing when the server accepted nothing, since that says nothing of its rate", async () => {
     const { gate, clock } = gateAt();
     const refused = await Promise.all(Array.from({ length: 8 }, () => send(gate)));

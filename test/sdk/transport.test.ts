@@ -286,13 +286,20 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
     });
 
     it("resend a keyed submit that timed out with the same key, returning the one task", async () => {
-      const c = cloud.client({ timeoutMs: 150 });
+      // The 150 ms timeout bounds the resends as well, and a loaded machine can make one of them time out
+      // too: retries to spare, and any number of unanswered attempts between the held one and the answer.
+      const c = cloud.client({ timeoutMs: 150, maxRetries: 10 });
       await cloud.fault("/model-runs/videos", "delay", 1, { ms: 600 });
       const run = await c.modelRuns.submit({
         idempotency_key: "slow-1",
         inputs: { model: "demo-video", prompt: "p" },
       });
-      expect(attemptsOf("/model-runs/videos").map((a) => a.status)).toEqual([undefined, 200]);
+      const statuses = attemptsOf("/model-runs/videos").map((a) => a.status);
+      expect(statuses.length).toBeGreaterThanOrEqual(2);
+      expect(statuses[0]).toBeUndefined();
+      expect(statuses[statuses.length - 1]).toBe(200);
+      expect(statuses.slice(1, -1).every((s) => s === undefined)).toBe(true);
+      // However many attempts it took, the one key made one run.
       expect((await client.modelRuns.list()).items.map((r) => r.run_id)).toEqual([run.run_id]);
     });
 
@@ -332,19 +339,23 @@ describe("the transport under rate limits", () => {
   beforeEach(() => cloud.reset());
 
   it("waits out a 429 burst, never sending before Retry-After", async () => {
-    const ended: number[] = [];
-    const c = cloud.client({ onRequest: () => ended.push(Date.now()) });
+    const c = cloud.client();
     await cloud.fault("/gpu/list", "http_429", 2);
     expect((await c.catalogue.gpus()).total).toBeGreaterThan(0);
     const attempts = attemptsOf("/gpu/list");
-    expect(attempts.map((a) => [a.attempt, a.status])).toEqual([
-      [1, 429],
-      [2, 429],
-      [3, 200],
+    expect(attempts.map((a) => [a.attempt, a.status, a.retryAfterMs])).toEqual([
+      [1, 429, 1000],
+      [2, 429, 1000],
+      [3, 200, undefined],
     ]);
+    // Judged from the log's own fields, all on the gate's clock: a 429 arrived at sentAt + durationMs, and
+    // the gate paused from its own reading of that clock, which can be a millisecond or two apart (see
+    // test/faults/retry-window.ts). A reading taken in the onRequest hook could lag the gate's by a stall.
     for (let i = 1; i < attempts.length; i++) {
-      const startedAt = ended[i] - attempts[i].durationMs;
-      expect(startedAt - ended[i - 1]).toBeGreaterThanOrEqual(990);
+      const prev = attempts[i - 1];
+      expect(attempts[i].sentAt).toBeGreaterThanOrEqual(
+        prev.sentAt + prev.durationMs + prev.retryAfterMs! - 2,
+      );
     }
   });
 
