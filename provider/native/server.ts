@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
@@ -24,7 +25,9 @@ import { checkConfig, configureProvider, diffConfig } from "./config-rpcs";
 import { EngineLog } from "./engine-log";
 import { rpcFailure, RpcError } from "./errors";
 import { invoke } from "./invoke";
+import { redact, secretTexts } from "./redact";
 import { ResourceRpcs } from "./resource-rpcs";
+import { secretValues } from "./wire";
 
 export interface NativeProviderOptions {
   /** The engine's address, for its log; the plugin works without it. */
@@ -52,6 +55,25 @@ function withUrn(req: unknown): string {
   return typeof maybe.getUrn === "function" ? maybe.getUrn() : "";
 }
 
+/** The requests' fields that carry property values, secrets wrapped by the engine. */
+const VALUE_FIELDS = ["getNews", "getOlds", "getOldInputs", "getProperties", "getInputs", "getArgs"] as const;
+
+/**
+ * The texts of every value the request marked secret: the one place where what leaves the plugin is
+ * cleaned of them, whichever resource, data source or setting made the message.
+ */
+function secretsOf(req: unknown): string[] {
+  const fields = req as Partial<Record<(typeof VALUE_FIELDS)[number], () => Struct | undefined>>;
+  return secretTexts(VALUE_FIELDS.flatMap((field) => secretValues(fields[field]?.call(req))));
+}
+
+/** Check failures (of CheckConfig, Check and Invoke) as the user reads them: without the secret values. */
+function failuresRedacted<Res>(res: Res, hidden: readonly string[]): Res {
+  const failures = (res as { getFailuresList?: () => provproto.CheckFailure[] }).getFailuresList?.();
+  for (const failure of failures ?? []) failure.setReason(redact(failure.getReason(), hidden));
+  return res;
+}
+
 export async function serveNativeProvider(options: NativeProviderOptions = {}): Promise<NativeProvider> {
   const root = packageRoot();
   const schemaText = fs.readFileSync(path.join(root, "schema.json"), "utf8");
@@ -64,11 +86,12 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
   const unary =
     <Req, Res>(handle: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> =>
     (call, callback) => {
+      const hidden = secretsOf(call.request);
       log
-        .within(withUrn(call.request), async () => handle(call.request))
+        .within(withUrn(call.request), hidden, async () => handle(call.request))
         .then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(rpcFailure(err), null),
+          (res) => callback(null, failuresRedacted(res, hidden)),
+          (err: unknown) => callback(rpcFailure(err, hidden), null),
         );
     };
 

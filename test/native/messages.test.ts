@@ -1,0 +1,112 @@
+/**
+ * What the native plugin says when a call fails: the values the engine marked secret never show (each
+ * is "[secret]" wherever a resource, a data source or a setting would have quoted it), and the message
+ * still names the field at fault.
+ */
+import { startNativeCloud, type NativeCloud } from "./cloud";
+import { CallError, secret, type Props } from "./plugin";
+
+describe("the native plugin's messages", () => {
+  let c: NativeCloud;
+  beforeAll(async () => {
+    c = await startNativeCloud();
+    await c.plugin.client.configure(c.config);
+  });
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  async function failure(call: Promise<unknown>): Promise<string> {
+    const err = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(CallError);
+    return (err as CallError).message;
+  }
+
+  describe("never show a secret input of the call", () => {
+    const base = (): Props => ({ ...c.spec, title: "t", waitForServices: false, waitTimeoutSeconds: 900 });
+
+    it.each([
+      ["podUuid", "pod-SECRET-0001"],
+      ["gpuUuid", "gpu-SECRET-0002"],
+      ["podTag", "tag-SECRET-0003"],
+      ["adoptInstanceUuid", "ins-SECRET-0004"],
+    ])("Create of an Instance with a secret %s the cloud refuses", async (field, value) => {
+      const message = await failure(
+        c.plugin.client.create("Instance", { ...base(), [field]: secret(value) }),
+      );
+      expect(message).not.toContain(value);
+      expect(message).toContain("[secret]");
+      expect(message).toMatch(field === "adoptInstanceUuid" ? /adoptInstanceUuid/ : /pod|GPU|tag/);
+    });
+
+    it("Create of an IdleClosePolicy on a secret instanceUuid that does not exist", async () => {
+      const value = "ins-SECRET-0005";
+      const message = await failure(
+        c.plugin.client.create("IdleClosePolicy", {
+          instanceUuid: secret(value),
+          idlePeriodMinutes: 30,
+          destroyOnIdle: false,
+          gpuThreshold: 0,
+          memoryThreshold: 0,
+        }),
+      );
+      expect(message).not.toContain(value);
+      expect(message).toMatch(/^Could not set idle-close on instance \[secret\]/);
+    });
+
+    it("Create of a PersonalImage adopting a secret image uuid", async () => {
+      const value = "img-SECRET-0006";
+      const message = await failure(
+        c.plugin.client.create("PersonalImage", { adoptImageUuid: secret(value), waitTimeoutSeconds: 30 }),
+      );
+      expect(message).not.toContain(value);
+      expect(message).toContain("adoptImageUuid");
+    });
+
+    it("Invoke with a secret argument: in the error and in the argument failures", async () => {
+      const title = "TITLE-SECRET-0007";
+      const byTitle = await failure(c.plugin.client.invoke("getPod", { title: secret(title) }));
+      expect(byTitle).not.toContain(title);
+      expect(byTitle).toContain('no pod is titled "[secret]"');
+
+      const id = "WF-SECRET-0008";
+      const workflow = await failure(c.plugin.client.invoke("getWorkflow", { workflowId: secret(id) }));
+      expect(workflow).not.toContain(id);
+      expect(workflow).toContain("workflow [secret]");
+
+      const { failures } = await c.plugin.client.invoke("getPod", {
+        title: "x",
+        tag: secret({ t: "TAG-SECRET-0009" }),
+      });
+      expect(failures).toEqual([{ property: "tag", reason: "tag must be a string, got a secret value" }]);
+    });
+
+    it("CheckConfig and Configure with a secret baseUrl they refuse", async () => {
+      const url = "https://SECRET-token-0010@example.test/api/open/v2";
+      const { failures } = await c.plugin.client.checkConfig({
+        apiKey: secret("k-123456"),
+        baseUrl: secret(url),
+      });
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ property: "baseUrl" });
+      expect(failures[0]!.reason).toContain("gpucloud:baseUrl");
+      expect(failures[0]!.reason).not.toContain("SECRET-token");
+
+      const message = await failure(
+        c.plugin.client.configure({ apiKey: secret("k-123456"), baseUrl: secret(url) }),
+      );
+      expect(message).toContain("gpucloud:baseUrl");
+      expect(message).not.toContain("SECRET-token");
+      // Configured again as the other tests need it.
+      await c.plugin.client.configure(c.config);
+    });
+
+    it("leaves none of them in any answer or line the plugin wrote", () => {
+      const everything = c.plugin.client.received.join("\n") + c.plugin.stdout + c.plugin.stderr;
+      expect(everything).not.toMatch(/SECRET/);
+    });
+  });
+});
