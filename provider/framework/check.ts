@@ -123,6 +123,41 @@ export function checkInputs<S extends z.ZodObject>(
   return { inputs: inputs as z.output<S>, failures };
 }
 
+/** A zod issue in words, its path naming the field (`spec.gpuNums must be ...`), never zod's JSON. */
+export function issueText(issue: z.core.$ZodIssue, under = ""): string {
+  const where = [under, ...issue.path.map(String)].filter((part) => part !== "").join(".");
+  let rule = issue.message;
+  // zod's own wording ("Invalid input: expected string, received undefined") as a rule.
+  if (issue.code === "invalid_type" && /^Invalid input/.test(rule)) {
+    rule = / received undefined$/.test(rule) ? "is missing" : `must be ${withArticle(issue.expected)}`;
+  }
+  return where === "" ? rule : `${where} ${rule}`;
+}
+
+function withArticle(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * Values that did not come from a Check (the cloud's record on import, the inputs a state holds) parsed
+ * by the resource's input schema: on failure, `explain` makes the error of the problems, each naming its
+ * field and the rule, as a Check would (the value never: it may be secret).
+ */
+export function parsedOrExplained<S extends z.ZodObject>(
+  schema: S,
+  value: Record<string, unknown>,
+  explain: (problems: string) => string,
+): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { failures } = checkInputs(schema, value, [], {}, new Set(Object.keys(value)));
+  const problems =
+    failures.length > 0
+      ? failures.map((f) => f.reason.replace(/, got a secret value$/, ""))
+      : parsed.error.issues.map((issue) => issueText(issue));
+  throw new Error(explain(problems.join("; ")));
+}
+
 /** Cross-field rule: exactly one of the fields is set (unknowns count as possibly set: the rule is skipped). */
 export function exactlyOneOf<T>(fields: (keyof T & string)[], hint: string): CrossFieldRule<T> {
   return (inputs, failed) => {

@@ -109,4 +109,39 @@ describe("the native plugin's messages", () => {
       expect(everything).not.toMatch(/SECRET/);
     });
   });
+
+  describe("state the resource cannot read, in words rather than zod's", () => {
+    it("Diff and Delete of a pending create whose state has no pendingCreate", async () => {
+      const id = "pending-create:1:deadbeef";
+      for (const call of [
+        c.plugin.client.diff("Instance", id, {}, { ...c.spec }),
+        c.plugin.client.delete("Instance", id, {}),
+      ]) {
+        const message = await failure(call);
+        expect(message).toContain(`Could not resolve the pending create ${id}`);
+        expect(message).toContain("(pendingCreate is missing)");
+        expect(message).not.toMatch(/Invalid input|expected object/);
+      }
+    });
+
+    it("refresh of a PersonalImage whose stored inputs break the rules names each field and its rule", async () => {
+      const inst = await c.advancing(
+        c.plugin.client.create("Instance", { ...c.spec, waitForServices: false, waitTimeoutSeconds: 900 }),
+      );
+      const image = await c.advancing(c.api.images.saveFromInstance(inst.id, { pollIntervalMs: 10 }), 20);
+      const stored = { adoptImageUuid: image.uuid, waitTimeoutSeconds: 900 };
+      for (const [broken, rule] of [
+        [{ waitTimeoutSeconds: 0 }, "waitTimeoutSeconds must be positive"],
+        [{ waitTimeoutSeconds: "abc" }, "waitTimeoutSeconds must be"],
+        [{ adoptImageUuid: undefined, instanceUuid: "" }, "instanceUuid must not be empty"],
+      ] as const) {
+        const message = await failure(
+          c.plugin.client.read("PersonalImage", image.uuid, { ...stored, ...broken }),
+        );
+        expect(message).toContain(`Could not refresh image ${image.uuid}: the state holds inputs`);
+        expect(message).toContain(rule);
+        expect(message).not.toMatch(/"code"|\[\s*\{/);
+      }
+    });
+  });
 });
