@@ -69,7 +69,13 @@ function ruleOnly(failure: CheckFailure): CheckFailure {
 function shown(value: unknown): string {
   if (value === SECRET) return "a secret value";
   if (value === null) return "null";
-  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    return Number.isInteger(value) ? "a number too large to be exact" : "a fractional number";
+  }
+  return typeof value === "object" || typeof value === "undefined"
+    ? `an ${typeof value}`
+    : `a ${typeof value}`;
 }
 
 /**

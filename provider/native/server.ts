@@ -47,6 +47,9 @@ export interface NativeProvider {
   close(): Promise<void>;
 }
 
+/** The largest request the engine sends: @pulumi/pulumi's maxRPCMessageSize. */
+const MAX_MESSAGE_BYTES = 400 * 1024 * 1024;
+
 /** What an RPC handler does with a request: its answer, or a failure the engine can read. */
 type Handler<Req, Res> = (req: Req) => Res | Promise<Res>;
 
@@ -126,7 +129,9 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
     getMappings: unary(() => new provproto.GetMappingsResponse()),
   };
 
-  const server = new grpc.Server();
+  // The engine sends messages of up to 400 MB (@pulumi/pulumi's own servers take as much, runtime/settings.js):
+  // grpc's default of 4 MB would refuse a large Check with grpc's own text.
+  const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_MESSAGE_BYTES });
   server.addService(provrpc.ResourceProviderService, service as grpc.UntypedServiceImplementation);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(

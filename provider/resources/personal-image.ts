@@ -29,7 +29,7 @@ const PersonalImageInputs = z.object({
     .describe("Adopt this existing personal image instead of saving one."),
   waitTimeoutSeconds: z
     .number({ error: "must be a number of seconds" })
-    .int("must be a whole number of seconds")
+    .int("must be a whole number of seconds from 1 to 9007199254740991")
     .positive("must be positive")
     .default(900)
     .describe(

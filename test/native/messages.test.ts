@@ -144,4 +144,40 @@ describe("the native plugin's messages", () => {
       }
     });
   });
+
+  describe("wording", () => {
+    it("names the kind of a wrong value with its article, and a fractional or too large number as such", async () => {
+      const { failures } = await c.plugin.client.check("IdleClosePolicy", {
+        instanceUuid: { a: 1 },
+        idlePeriodMinutes: 30,
+        memoryThreshold: 1.5,
+      });
+      expect(failures).toEqual([
+        { property: "instanceUuid", reason: expect.stringMatching(/, got an object$/) },
+        {
+          property: "memoryThreshold",
+          reason: "memoryThreshold must be an integer from 0 to 100, got a fractional number",
+        },
+      ]);
+      const big = await c.plugin.client.check("Instance", { ...c.spec, waitTimeoutSeconds: 1e300 });
+      expect(big.failures).toEqual([
+        {
+          property: "waitTimeoutSeconds",
+          reason: expect.stringMatching(
+            /^waitTimeoutSeconds must be a whole number of seconds from 1 to 9007199254740991/,
+          ),
+        },
+      ]);
+    });
+
+    it("takes a Check of more than grpc's default 4 MB, as the engine may send", async () => {
+      const { failures } = await c.plugin.client.check("Instance", {
+        ...c.spec,
+        title: "x".repeat(5_000_000),
+      });
+      expect(failures).toEqual([
+        { property: "title", reason: expect.stringMatching(/^title must be at most 50 characters/) },
+      ]);
+    });
+  });
 });
