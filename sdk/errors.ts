@@ -164,7 +164,7 @@ export function errorFromFailure(input: FailureErrorInput): GpuCloudError {
     ...base,
     message: redact(
       `${what}: ${why}${input.origin ? ` at ${input.origin}` : ""} (${input.detail}). Check the base URL ` +
-        "(gpucloud:baseUrl or GPUCLOUD_BASE_URL in the provider, baseUrl in the SDK) and the network, then try again.",
+        "(gpucloud:baseUrl or GPUCLOUD_BASE_URL; baseUrl when using the SDK's client directly) and the network, then try again.",
       input.secret,
     ),
   });

@@ -69,7 +69,13 @@ function ruleOnly(failure: CheckFailure): CheckFailure {
 function shown(value: unknown): string {
   if (value === SECRET) return "a secret value";
   if (value === null) return "null";
-  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    return Number.isInteger(value) ? "a number too large to be exact" : "a fractional number";
+  }
+  return typeof value === "object" || typeof value === "undefined"
+    ? `an ${typeof value}`
+    : `a ${typeof value}`;
 }
 
 /**
@@ -121,6 +127,41 @@ export function checkInputs<S extends z.ZodObject>(
     failures.push(...broken.map((f) => (secrets.has(f.property) ? ruleOnly(f) : f)));
   }
   return { inputs: inputs as z.output<S>, failures };
+}
+
+/** A zod issue in words, its path naming the field (`spec.gpuNums must be ...`), never zod's JSON. */
+export function issueText(issue: z.core.$ZodIssue, under = ""): string {
+  const where = [under, ...issue.path.map(String)].filter((part) => part !== "").join(".");
+  let rule = issue.message;
+  // zod's own wording ("Invalid input: expected string, received undefined") as a rule.
+  if (issue.code === "invalid_type" && /^Invalid input/.test(rule)) {
+    rule = / received undefined$/.test(rule) ? "is missing" : `must be ${withArticle(issue.expected)}`;
+  }
+  return where === "" ? rule : `${where} ${rule}`;
+}
+
+function withArticle(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * Values that did not come from a Check (the cloud's record on import, the inputs a state holds) parsed
+ * by the resource's input schema: on failure, `explain` makes the error of the problems, each naming its
+ * field and the rule, as a Check would (the value never: it may be secret).
+ */
+export function parsedOrExplained<S extends z.ZodObject>(
+  schema: S,
+  value: Record<string, unknown>,
+  explain: (problems: string) => string,
+): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { failures } = checkInputs(schema, value, [], {}, new Set(Object.keys(value)));
+  const problems =
+    failures.length > 0
+      ? failures.map((f) => f.reason.replace(/, got a secret value$/, ""))
+      : parsed.error.issues.map((issue) => issueText(issue));
+  throw new Error(explain(problems.join("; ")));
 }
 
 /** Cross-field rule: exactly one of the fields is set (unknowns count as possibly set: the rule is skipped). */

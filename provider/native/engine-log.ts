@@ -14,22 +14,23 @@ const LOG_DEADLINE_MS = 5000;
 
 export class EngineLog {
   private readonly client?: engrpc.EngineClient;
-  /** The URN of the resource whose call is running, for the warnings it raises. */
-  private readonly current = new AsyncLocalStorage<string>();
+  /** The call running: its resource's URN, for the warnings it raises, and the texts of its secret inputs. */
+  private readonly current = new AsyncLocalStorage<{ urn: string; hidden: readonly string[] }>();
 
   constructor(engineAddress?: string) {
     if (engineAddress)
       this.client = new engrpc.EngineClient(engineAddress, grpc.credentials.createInsecure());
   }
 
-  /** Runs `work` as the call for `urn`: warnings it raises name that resource. */
-  within<T>(urn: string, work: () => T): T {
-    return this.current.run(urn, work);
+  /** Runs `work` as the call for `urn`: warnings it raises name that resource and never show `hidden`. */
+  within<T>(urn: string, hidden: readonly string[], work: () => T): T {
+    return this.current.run({ urn, hidden }, work);
   }
 
   warn(message: string): void {
-    const text = redact(message);
-    const urn = this.current.getStore() ?? "";
+    const call = this.current.getStore();
+    const text = redact(message, call?.hidden);
+    const urn = call?.urn ?? "";
     if (!this.client) {
       toStderr(text);
       return;

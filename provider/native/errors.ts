@@ -36,13 +36,13 @@ export class InitFailedError extends Error {
   }
 }
 
-function initFailed(err: InitFailedError): RpcFailure {
-  const message = redact(err.message);
+function initFailed(err: InitFailedError, hidden: readonly string[]): RpcFailure {
+  const message = redact(err.message, hidden);
   const detail = new provproto.ErrorResourceInitFailed();
   detail.setId(err.id);
   detail.setProperties(err.properties);
   detail.setInputs(err.inputs);
-  detail.setReasonsList(err.reasons.map(redact));
+  detail.setReasonsList(err.reasons.map((reason) => redact(reason, hidden)));
   const packed = new Any();
   packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
   const status = new statusproto.Status();
@@ -54,9 +54,9 @@ function initFailed(err: InitFailedError): RpcFailure {
   return { code: grpc.status.UNKNOWN, details: message, metadata };
 }
 
-/** Any failure as the status the engine receives. */
-export function rpcFailure(err: unknown): RpcFailure {
-  if (err instanceof InitFailedError) return initFailed(err);
-  const message = redact(err instanceof Error ? err.message : String(err));
+/** Any failure as the status the engine receives; `hidden` are the texts of the call's secret inputs (see `secretTexts`). */
+export function rpcFailure(err: unknown, hidden: readonly string[] = []): RpcFailure {
+  if (err instanceof InitFailedError) return initFailed(err, hidden);
+  const message = redact(err instanceof Error ? err.message : String(err), hidden);
   return { code: err instanceof RpcError ? err.code : grpc.status.UNKNOWN, details: message };
 }

@@ -35,14 +35,22 @@ const PRIMITIVES: Record<string, [test: (v: unknown) => boolean, called: string]
   integer: [(v) => Number.isInteger(v), "an integer"],
 };
 
-function typeFailure(name: string, spec: PropertySpec, value: unknown): string | undefined {
+function typeFailure(name: string, spec: PropertySpec, value: unknown, secret: boolean): string | undefined {
   const primitive = spec.type && PRIMITIVES[spec.type];
   if (!primitive || primitive[0](value)) return undefined;
-  return `${name} must be ${primitive[1]}, got ${JSON.stringify(value)}`;
+  return `${name} must be ${primitive[1]}, got ${secret ? "a secret value" : JSON.stringify(value)}`;
 }
 
-/** Each argument against the function's inputs: known, of the right type, and every required one given. */
-export function argumentFailures(fn: string, spec: FunctionSpec, args: Props): provproto.CheckFailure[] {
+/**
+ * Each argument against the function's inputs: known, of the right type, and every required one given.
+ * The value of a `secrets` argument is never shown.
+ */
+export function argumentFailures(
+  fn: string,
+  spec: FunctionSpec,
+  args: Props,
+  secrets: ReadonlySet<string> = new Set(),
+): provproto.CheckFailure[] {
   const properties = spec.inputs?.properties ?? {};
   const allowed = Object.keys(properties);
   const failures: provproto.CheckFailure[] = [];
@@ -53,7 +61,7 @@ export function argumentFailures(fn: string, spec: FunctionSpec, args: Props): p
       failures.push(checkFailure(name, `${name} is not an argument of ${fn} (${known})`));
       continue;
     }
-    const reason = value === null ? undefined : typeFailure(name, property, value);
+    const reason = value === null ? undefined : typeFailure(name, property, value, secrets.has(name));
     if (reason) failures.push(checkFailure(name, reason));
   }
   for (const name of spec.inputs?.required ?? []) {
@@ -79,7 +87,7 @@ export async function invoke(
   }
   const { props: args, secrets } = unwrap(req.getArgs());
   const res = new provproto.InvokeResponse();
-  const failures = argumentFailures(tok, spec, args);
+  const failures = argumentFailures(tok, spec, args, secrets);
   if (failures.length > 0) {
     res.setFailuresList(failures);
     return res;

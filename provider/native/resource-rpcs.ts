@@ -47,6 +47,12 @@ export class ResourceRpcs {
   private definition(req: TypedRequest): AnyResourceDefinition {
     const type = resourceType(req);
     const definition = this.byToken.get(type);
+    if (!definition && type === "") {
+      throw new RpcError(
+        status.INVALID_ARGUMENT,
+        `The request names no resource type (its type and URN are empty); resources: ${[...this.byToken.keys()].join(", ")}.`,
+      );
+    }
     if (!definition) {
       throw new RpcError(
         status.INVALID_ARGUMENT,

@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
@@ -24,7 +25,9 @@ import { checkConfig, configureProvider, diffConfig } from "./config-rpcs";
 import { EngineLog } from "./engine-log";
 import { rpcFailure, RpcError } from "./errors";
 import { invoke } from "./invoke";
+import { redact, secretTexts } from "./redact";
 import { ResourceRpcs } from "./resource-rpcs";
+import { secretValues } from "./wire";
 
 export interface NativeProviderOptions {
   /** The engine's address, for its log; the plugin works without it. */
@@ -44,12 +47,34 @@ export interface NativeProvider {
   close(): Promise<void>;
 }
 
+/** The largest request the engine sends: @pulumi/pulumi's maxRPCMessageSize. */
+const MAX_MESSAGE_BYTES = 400 * 1024 * 1024;
+
 /** What an RPC handler does with a request: its answer, or a failure the engine can read. */
 type Handler<Req, Res> = (req: Req) => Res | Promise<Res>;
 
 function withUrn(req: unknown): string {
   const maybe = req as { getUrn?: () => string };
   return typeof maybe.getUrn === "function" ? maybe.getUrn() : "";
+}
+
+/** The requests' fields that carry property values, secrets wrapped by the engine. */
+const VALUE_FIELDS = ["getNews", "getOlds", "getOldInputs", "getProperties", "getInputs", "getArgs"] as const;
+
+/**
+ * The texts of every value the request marked secret: the one place where what leaves the plugin is
+ * cleaned of them, whichever resource, data source or setting made the message.
+ */
+function secretsOf(req: unknown): string[] {
+  const fields = req as Partial<Record<(typeof VALUE_FIELDS)[number], () => Struct | undefined>>;
+  return secretTexts(VALUE_FIELDS.flatMap((field) => secretValues(fields[field]?.call(req))));
+}
+
+/** Check failures (of CheckConfig, Check and Invoke) as the user reads them: without the secret values. */
+function failuresRedacted<Res>(res: Res, hidden: readonly string[]): Res {
+  const failures = (res as { getFailuresList?: () => provproto.CheckFailure[] }).getFailuresList?.();
+  for (const failure of failures ?? []) failure.setReason(redact(failure.getReason(), hidden));
+  return res;
 }
 
 export async function serveNativeProvider(options: NativeProviderOptions = {}): Promise<NativeProvider> {
@@ -64,11 +89,12 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
   const unary =
     <Req, Res>(handle: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> =>
     (call, callback) => {
+      const hidden = secretsOf(call.request);
       log
-        .within(withUrn(call.request), async () => handle(call.request))
+        .within(withUrn(call.request), hidden, async () => handle(call.request))
         .then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(rpcFailure(err), null),
+          (res) => callback(null, failuresRedacted(res, hidden)),
+          (err: unknown) => callback(rpcFailure(err, hidden), null),
         );
     };
 
@@ -103,7 +129,9 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
     getMappings: unary(() => new provproto.GetMappingsResponse()),
   };
 
-  const server = new grpc.Server();
+  // The engine sends messages of up to 400 MB (@pulumi/pulumi's own servers take as much, runtime/settings.js):
+  // grpc's default of 4 MB would refuse a large Check with grpc's own text.
+  const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_MESSAGE_BYTES });
   server.addService(provrpc.ResourceProviderService, service as grpc.UntypedServiceImplementation);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(

@@ -68,3 +68,17 @@ export function wrap(props: Props, secrets: Iterable<string> = []): Struct {
   }
   return Struct.fromJavaScript(JSON.parse(JSON.stringify(out)));
 }
+
+/** The value of every secret anywhere in a Struct (unwrapped), for the messages that must not show them. */
+export function secretValues(struct: Struct | undefined): unknown[] {
+  const found: unknown[] = [];
+  const visit = (value: unknown): void => {
+    if (isWrappedSecret(value)) {
+      found.push(reveal(value.value).value);
+    } else if (typeof value === "object" && value !== null) {
+      for (const item of Object.values(value)) visit(item);
+    }
+  };
+  visit(struct?.toJavaScript());
+  return found;
+}

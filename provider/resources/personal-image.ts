@@ -9,7 +9,8 @@ import {
   type GpuCloudClient,
   type PersonalImage as CloudImage,
 } from "../../sdk";
-import { exactlyOneOf } from "../framework/check";
+import { token } from "../codegen/package-schema";
+import { exactlyOneOf, parsedOrExplained } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
 import { messageOf, ResourceInitError } from "../framework/errors";
@@ -28,7 +29,7 @@ const PersonalImageInputs = z.object({
     .describe("Adopt this existing personal image instead of saving one."),
   waitTimeoutSeconds: z
     .number({ error: "must be a number of seconds" })
-    .int("must be a whole number of seconds")
+    .int("must be a whole number of seconds from 1 to 9007199254740991")
     .positive("must be positive")
     .default(900)
     .describe(
@@ -259,7 +260,16 @@ export const personalImage = defineResource({
   },
   async read(ctx, id, olds) {
     const image = await findImage(ctx.api, id);
-    return image && { inputs: PersonalImageInputs.parse(olds), cloud: image };
+    if (!image) return undefined;
+    const inputs = parsedOrExplained(
+      PersonalImageInputs,
+      olds,
+      (problems) =>
+        `Could not refresh image ${id}: the state holds inputs the PersonalImage resource does not accept ` +
+        `(${problems}). Remove it from the state with \`pulumi state delete\` and import it again ` +
+        `(\`pulumi import ${token("PersonalImage")} <name> ${id}\`).`,
+    );
+    return { inputs, cloud: image };
   },
   async update(ctx, id, _olds, news) {
     const image = await findImage(ctx.api, id);
@@ -283,6 +293,11 @@ export const personalImage = defineResource({
   async import(ctx, id) {
     const image = await findImage(ctx.api, id);
     if (!image) throw new Error(`Could not import image ${id}: it is not in your personal image list.`);
-    return { inputs: PersonalImageInputs.parse({ adoptImageUuid: id }), cloud: image };
+    const inputs = parsedOrExplained(
+      PersonalImageInputs,
+      { adoptImageUuid: id },
+      (problems) => `Could not import image ${id}: ${problems}.`,
+    );
+    return { inputs, cloud: image };
   },
 });

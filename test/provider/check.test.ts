@@ -170,7 +170,7 @@ describe("check, before any API call", () => {
         { property: "gpuThreshold", reason: "gpuThreshold must be an integer from 0 to 100" },
         {
           property: "memoryThreshold",
-          reason: "memoryThreshold must be an integer from 0 to 100, got a number",
+          reason: "memoryThreshold must be an integer from 0 to 100, got a fractional number",
         },
       ]);
     });

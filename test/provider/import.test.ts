@@ -101,6 +101,24 @@ describe("import by id", () => {
         const kept = Object.entries(value).filter(([key]) => !dropped.includes(key));
         return Object.fromEntries(kept.map(([key, v]) => [key, drop(v)]));
       };
+      await rewriting(drop, work);
+    }
+
+    /** The emulator's answers with every field named `key` set to `value` (a value the cloud could report). */
+    async function reportingAs(key: string, value: unknown, work: (api: GpuCloudClient) => Promise<void>) {
+      const set = (v: unknown): unknown => {
+        if (Array.isArray(v)) return v.map(set);
+        if (v === null || typeof v !== "object") return v;
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === key ? value : set(x)]));
+      };
+      await rewriting(set, work);
+    }
+
+    /** The emulator behind a proxy that passes each answer's JSON through `transform`. */
+    async function rewriting(
+      transform: (value: unknown) => unknown,
+      work: (api: GpuCloudClient) => Promise<void>,
+    ) {
       const proxy = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on("data", (c: Buffer) => chunks.push(c));
@@ -114,7 +132,7 @@ describe("import by id", () => {
             "content-type": "application/json",
             date: answer.headers.get("date")!,
           });
-          res.end(JSON.stringify(drop(await answer.json())));
+          res.end(JSON.stringify(transform(await answer.json())));
         });
       });
       await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
@@ -153,6 +171,19 @@ describe("import by id", () => {
         });
       },
     );
+
+    it("refuses an instance whose GPU count the resource does not accept, naming the field and the rule", async () => {
+      const { id } = await created(w.spec);
+      await reportingAs("gpu_nums", 3, async (api) => {
+        const err = await instance.import({ ...ctx, api }, id).catch((e: unknown) => e as Error);
+        expect(err).toBeInstanceOf(Error);
+        expect((err as Error).message).toBe(
+          `Could not import instance ${id}: the cloud reports values the Instance resource does not accept ` +
+            "(gpuNums must be one of 1, 2, 4, 8), so it cannot be imported as is. Adopt it with adoptInstanceUuid " +
+            "and valid inputs instead, or change it in the console first.",
+        );
+      });
+    });
   });
 
   it("takes a personal image as adopted by its uuid", async () => {

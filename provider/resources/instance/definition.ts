@@ -1,6 +1,7 @@
 /** The Instance resource: a rented GPU instance (DESIGN §3). */
 import { z } from "zod";
 import { collect, instanceStatusName, TimeoutError, type Instance as CloudInstance } from "../../../sdk";
+import { parsedOrExplained } from "../../framework/check";
 import type { ProviderContext } from "../../framework/context";
 import { defineResource, outputFields } from "../../framework/define-resource";
 import { plainJson } from "../../framework/plain-json";
@@ -170,14 +171,21 @@ export const instance = defineResource({
     const cloud = await instanceUnlessGone(ctx.api, id);
     if (!cloud)
       throw new Error(`Could not import instance ${id}: it does not exist or belongs to another user.`);
-    const inputs = InstanceInputs.parse({
-      ...(await createdFrom(ctx, cloud)),
-      gpuUuid: cloud.gpu_uuid,
-      gpuNums: cloud.gpu_nums,
-      title: cloud.title || undefined,
-      running: POWERED_ON.includes(cloud.status),
-      shutdownAt: shutdownAtInput(cloud),
-    });
+    const inputs = parsedOrExplained(
+      InstanceInputs,
+      {
+        ...(await createdFrom(ctx, cloud)),
+        gpuUuid: cloud.gpu_uuid,
+        gpuNums: cloud.gpu_nums,
+        title: cloud.title || undefined,
+        running: POWERED_ON.includes(cloud.status),
+        shutdownAt: shutdownAtInput(cloud),
+      },
+      (problems) =>
+        `Could not import instance ${id}: the cloud reports values the Instance resource does not accept ` +
+        `(${problems}), so it cannot be imported as is. Adopt it with adoptInstanceUuid and valid inputs instead, ` +
+        "or change it in the console first.",
+    );
     return state(inputs, cloud);
   },
 });

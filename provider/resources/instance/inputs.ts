@@ -82,7 +82,7 @@ export const InstanceInputs = z.object({
     .describe("Scheduled shutdown (Unix seconds or ISO 8601); absent means none."),
   waitTimeoutSeconds: z
     .number({ error: "must be a number of seconds" })
-    .int("must be a whole number of seconds")
+    .int("must be a whole number of seconds from 1 to 9007199254740991")
     .positive("must be positive")
     .default(900)
     .describe("How long each wait of create and power changes lasts, in seconds."),

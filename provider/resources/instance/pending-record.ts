@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { Instance as CloudInstance } from "../../../sdk";
+import { issueText } from "../../framework/check";
 import { ResourceInitError } from "../../framework/errors";
 import { CreateSpec, describeSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
@@ -57,6 +58,12 @@ function pendingId(claimant: Claimant): string {
   return `pending-create:${claimant.windowStart + 1}:${claimant.id}`;
 }
 
+/** Why a stored pendingCreate is not a record, in words. */
+function unreadable(value: unknown, error: z.ZodError | undefined): string {
+  if (value === undefined || value === null) return `${PENDING_OUTPUT} is missing`;
+  return (error?.issues ?? []).map((issue) => issueText(issue, PENDING_OUTPUT)).join("; ");
+}
+
 /** The record a state holds under a pending id; a record that is not one is an error naming the output. */
 export function pendingRecordOf(id: string, stored: Record<string, unknown>): PendingRecord {
   const match = ID_PATTERN.exec(id);
@@ -64,7 +71,7 @@ export function pendingRecordOf(id: string, stored: Record<string, unknown>): Pe
   if (!match || !parsed.success) {
     throw new Error(
       `Could not resolve the pending create ${id}: the state holds no readable ${PENDING_OUTPUT} output for it ` +
-        `(${parsed.success ? "the id is malformed" : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}). ` +
+        `(${!match ? "the id is malformed" : unreadable(stored[PENDING_OUTPUT], parsed.error)}). ` +
         "List your instances, adopt the right one with adoptInstanceUuid, and remove this resource from the state with `pulumi state delete`.",
     );
   }
