@@ -157,7 +157,7 @@ export class InstanceReads {
    * that skipped a still-listed instance would only end this wait early, never drop a live instance.
    */
   async waitUntilGone(instanceUuid: string, options: StatusWaitOptions): Promise<void> {
-    let lastSeen = "still listed";
+    let lastSeen = "no listing read yet";
     await this.wait(options, `instance ${instanceUuid} to be gone`, () => lastSeen, {
       instanceUuid,
       accept: async (walk) => {
