@@ -4,6 +4,7 @@
  */
 import { EndpointNotFoundError, GpuCloudClient, GpuCloudError, isTransientError } from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
+import { OperationCancelledError } from "./errors";
 import {
   ConfigurationError,
   settingProblems,
@@ -16,6 +17,12 @@ import {
 export interface ProviderContext {
   api: GpuCloudClient;
   settings: ProviderSettings;
+  /**
+   * Aborted when the engine cancels the operation (the native plugin's Cancel); the dynamic providers
+   * have none. Waits, backoffs and safe reads stop at it; a call that changes the cloud is never given
+   * it, so a request under way finishes (within its own timeout) and its outcome stays known.
+   */
+  signal?: AbortSignal;
 }
 
 /** What the dynamic-provider server hands to `configure` (its `req.config`); keys are fully qualified. */
@@ -82,11 +89,18 @@ export function providerContext(): ProviderContext {
  * does not serve the API fails the operation, there or at any later call, with a ConfigurationError
  * naming the URL and the setting to fix. A failure that may pass (the cloud unreachable for a moment)
  * leaves the check to the next operation, so this one rides out the outage until its own deadline.
+ * `signal` (the native plugin's Cancel) is handed to the work as `ctx.signal`; aborted before the work
+ * starts, the operation fails at once with its reason and nothing is sent.
  */
-export async function runOperation<T>(work: (ctx: ProviderContext) => Promise<T>): Promise<T> {
-  const ctx = providerContext();
+export async function runOperation<T>(
+  work: (ctx: ProviderContext) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  signal?.throwIfAborted();
+  const ctx: ProviderContext = signal ? { ...providerContext(), signal } : providerContext();
   try {
-    await ctx.api.verifyService().catch((err: unknown) => {
+    await ctx.api.verifyService({ signal }).catch((err: unknown) => {
+      if (signal?.aborted) throw new OperationCancelledError("before anything was sent to the cloud");
       if (!isTransientError(err)) throw err;
     });
     return await work(ctx);

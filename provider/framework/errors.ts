@@ -50,3 +50,27 @@ export async function reportingInitFailure<T>(
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * The engine cancelled the operation (Ctrl-C in `pulumi up`: the native plugin's Cancel). It is the
+ * reason of the operation's abort signal, so waits and retry loops stopped by the signal throw it; the
+ * operation then says what it had done and what the cloud was last seen doing. `detail` is a clause
+ * ("while waiting for ...; last seen: ...") added where the wait was.
+ */
+export class OperationCancelledError extends Error {
+  override readonly name = "OperationCancelledError";
+
+  constructor(readonly detail?: string) {
+    super(`the operation was cancelled${detail ? ` ${detail}` : ""}`);
+  }
+}
+
+/** Whether `err` is the cancellation, or the signal given was aborted (an SDK call rethrows its reason). */
+export function isCancelled(err: unknown, signal?: AbortSignal): err is OperationCancelledError {
+  return err instanceof OperationCancelledError || (signal?.aborted === true && err === signal.reason);
+}
+
+/** The cancellation with the wait it stopped, for messages; a cancellation thrown elsewhere keeps its own. */
+export function cancelledWhile(err: OperationCancelledError, what: string): OperationCancelledError {
+  return err.detail ? err : new OperationCancelledError(what);
+}

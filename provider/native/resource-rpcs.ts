@@ -91,7 +91,8 @@ export class ResourceRpcs {
     return res;
   }
 
-  async create(req: provproto.CreateRequest): Promise<provproto.CreateResponse> {
+  /** `signal`: aborted by the plugin's Cancel (server.ts); every operation hands it to its waits. */
+  async create(req: provproto.CreateRequest, signal?: AbortSignal): Promise<provproto.CreateResponse> {
     const definition = this.definition(req);
     const { props, secrets } = unwrap(req.getProperties());
     const hidden = [...secrets, ...secretOutputNames(definition)];
@@ -101,7 +102,7 @@ export class ResourceRpcs {
       return res;
     }
     const created = await initFailureReported(definition, hidden, () =>
-      runOperation((ctx) => definition.create(ctx, storedInputs(definition, props))),
+      runOperation((ctx) => definition.create(ctx, storedInputs(definition, props)), signal),
     );
     res.setId(created.id);
     res.setProperties(wrap(stateOutputs(definition, created), hidden));
@@ -113,7 +114,7 @@ export class ResourceRpcs {
    * alone. Otherwise a refresh: the stored outputs carry every input; a create the engine recorded as
    * pending (`pulumi refresh --import-pending-creates`) has the program's inputs alone.
    */
-  async read(req: provproto.ReadRequest): Promise<provproto.ReadResponse> {
+  async read(req: provproto.ReadRequest, signal?: AbortSignal): Promise<provproto.ReadResponse> {
     const definition = this.definition(req);
     const stored = unwrap(req.getProperties());
     const inputs = unwrap(req.getInputs());
@@ -123,8 +124,9 @@ export class ResourceRpcs {
       ...storedInputs<Props>(definition, inputs.props),
       ...storedInputs<Props>(definition, stored.props),
     };
-    const state = await runOperation((ctx) =>
-      importing ? definition.import(ctx, id) : definition.read(ctx, id, olds, stored.props),
+    const state = await runOperation(
+      (ctx) => (importing ? definition.import(ctx, id) : definition.read(ctx, id, olds, stored.props)),
+      signal,
     );
     const res = new provproto.ReadResponse();
     if (state === undefined) return res;
@@ -136,7 +138,7 @@ export class ResourceRpcs {
     return res;
   }
 
-  async update(req: provproto.UpdateRequest): Promise<provproto.UpdateResponse> {
+  async update(req: provproto.UpdateRequest, signal?: AbortSignal): Promise<provproto.UpdateResponse> {
     const definition = this.definition(req);
     const olds = unwrap(req.getOlds()).props;
     const { props: news, secrets } = unwrap(req.getNews());
@@ -151,18 +153,22 @@ export class ResourceRpcs {
     if (!update)
       throw new RpcError(status.FAILED_PRECONDITION, `${definition.name} cannot be updated in place.`);
     const state = await initFailureReported(definition, hidden, () =>
-      runOperation((ctx) =>
-        update(ctx, req.getId(), storedInputs(definition, olds), storedInputs(definition, news)),
+      runOperation(
+        (ctx) => update(ctx, req.getId(), storedInputs(definition, olds), storedInputs(definition, news)),
+        signal,
       ),
     );
     res.setProperties(wrap(stateOutputs(definition, state), hidden));
     return res;
   }
 
-  async delete(req: provproto.DeleteRequest): Promise<void> {
+  async delete(req: provproto.DeleteRequest, signal?: AbortSignal): Promise<void> {
     const definition = this.definition(req);
     const props = unwrap(req.getProperties()).props;
-    await runOperation((ctx) => definition.delete(ctx, req.getId(), storedInputs(definition, props), props));
+    await runOperation(
+      (ctx) => definition.delete(ctx, req.getId(), storedInputs(definition, props), props),
+      signal,
+    );
   }
 }
 

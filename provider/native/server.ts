@@ -18,6 +18,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { PackageSchema } from "../codegen/package-schema";
 import { routeWarnings } from "../framework/context";
+import { OperationCancelledError } from "../framework/errors";
 import type { AnyResourceDefinition } from "../framework/define-resource";
 import { packageRoot, packageVersion } from "../package-root";
 import { RESOURCES } from "../resources";
@@ -77,6 +78,13 @@ function failuresRedacted<Res>(res: Res, hidden: readonly string[]): Res {
   return res;
 }
 
+function refusedAfterCancel(): RpcError {
+  return new RpcError(
+    grpc.status.CANCELLED,
+    "the operation was cancelled: this provider was cancelled (Ctrl-C) and starts nothing new; nothing was sent to the cloud. Run the command again.",
+  );
+}
+
 export async function serveNativeProvider(options: NativeProviderOptions = {}): Promise<NativeProvider> {
   const root = packageRoot();
   const schemaText = fs.readFileSync(path.join(root, "schema.json"), "utf8");
@@ -86,12 +94,20 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
   const log = new EngineLog(options.engineAddress);
   routeWarnings((message) => log.warn(message));
 
+  // Cancel (Ctrl-C in `pulumi up`) aborts this once: every operation under way holds its signal, and
+  // stops its waits and retries there; after it the engine sends nothing new, so later calls fail at once.
+  const cancelled = new AbortController();
+  const { signal } = cancelled;
+
   const unary =
-    <Req, Res>(handle: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> =>
+    <Req, Res>(handle: Handler<Req, Res>, afterCancel = false): grpc.handleUnaryCall<Req, Res> =>
     (call, callback) => {
       const hidden = secretsOf(call.request);
       log
-        .within(withUrn(call.request), hidden, async () => handle(call.request))
+        .within(withUrn(call.request), hidden, async () => {
+          if (!afterCancel && signal.aborted) throw refusedAfterCancel();
+          return handle(call.request);
+        })
         .then(
           (res) => callback(null, failuresRedacted(res, hidden)),
           (err: unknown) => callback(rpcFailure(err, hidden), null),
@@ -99,7 +115,7 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
     };
 
   const service: Partial<provrpc.IResourceProviderServer> = {
-    getPluginInfo: unary(() => new plugproto.PluginInfo().setVersion(version)),
+    getPluginInfo: unary(() => new plugproto.PluginInfo().setVersion(version), true),
     getSchema: unary((req: provproto.GetSchemaRequest) => {
       if (req.getSubpackageName()) {
         throw new RpcError(
@@ -108,25 +124,30 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
         );
       }
       return new provproto.GetSchemaResponse().setSchema(schemaText);
-    }),
+    }, true),
     checkConfig: unary(checkConfig),
     diffConfig: unary(diffConfig),
     configure: unary(configureProvider),
     check: unary((req: provproto.CheckRequest) => resources.check(req)),
     diff: unary((req: provproto.DiffRequest) => resources.diff(req)),
-    create: unary((req: provproto.CreateRequest) => resources.create(req)),
-    read: unary((req: provproto.ReadRequest) => resources.read(req)),
-    update: unary((req: provproto.UpdateRequest) => resources.update(req)),
+    create: unary((req: provproto.CreateRequest) => resources.create(req, signal)),
+    read: unary((req: provproto.ReadRequest) => resources.read(req, signal)),
+    update: unary((req: provproto.UpdateRequest) => resources.update(req, signal)),
     delete: unary(async (req: provproto.DeleteRequest) => {
-      await resources.delete(req);
+      await resources.delete(req, signal);
       return new Empty();
     }),
     invoke: unary((req: provproto.InvokeRequest) => invoke(req, schema.functions)),
-    // Advisory: operations under way finish (stopping a create half way could leave an instance unknown).
-    cancel: unary(() => new Empty()),
+    // Aborts every operation under way: each stops at its next wait or pause (a request already sent
+    // finishes within its own timeout) and fails saying what it left behind; a create that made an
+    // instance fails with ErrorResourceInitFailed and its id, so the state keeps it (resource-rpcs.ts).
+    cancel: unary(() => {
+      cancelled.abort(new OperationCancelledError());
+      return new Empty();
+    }, true),
     // No conversion mappings: an empty answer, which the engine expects from a provider without any.
-    getMapping: unary(() => new provproto.GetMappingResponse()),
-    getMappings: unary(() => new provproto.GetMappingsResponse()),
+    getMapping: unary(() => new provproto.GetMappingResponse(), true),
+    getMappings: unary(() => new provproto.GetMappingsResponse(), true),
   };
 
   // The engine sends messages of up to 400 MB (@pulumi/pulumi's own servers take as much, runtime/settings.js):

@@ -13,7 +13,7 @@ import { token } from "../codegen/package-schema";
 import { exactlyOneOf, parsedOrExplained } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
-import { messageOf, ResourceInitError } from "../framework/errors";
+import { isCancelled, messageOf, ResourceInitError } from "../framework/errors";
 import { serialised } from "../framework/serialised";
 
 const PersonalImageInputs = z.object({
@@ -86,7 +86,13 @@ async function save(ctx: ProviderContext, inputs: PersonalImageInputs): Promise<
   return serialised("save_image", async () => {
     // One deadline for the whole save, counted once this save's turn has come.
     const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
-    const before = (await api.images.list()).image_list.map((i) => i.uuid);
+    const before = (await api.images.list({ signal: ctx.signal })).image_list.map((i) => i.uuid);
+    if (ctx.signal?.aborted) {
+      throw new Error(
+        `Could not save instance ${instanceUuid} as an image: the operation was cancelled before save_image was sent; nothing was saved.`,
+      );
+    }
+    // save_image is never given the signal: once sent it finishes, and its outcome is known.
     try {
       await api.instances.saveImage(instanceUuid);
     } catch (err) {
@@ -126,10 +132,19 @@ async function newImage(
         describeState: (images) => (images.length > 0 ? `image ${images[0].uuid}` : "no new image"),
         isDone: (images) => images.length > 0,
       },
-      { deadline, pollIntervalMs, maxPollIntervalMs: pollIntervalMs },
+      { deadline, pollIntervalMs, maxPollIntervalMs: pollIntervalMs, signal: ctx.signal },
     );
     return fresh[0];
   } catch (err) {
+    // Cancelled: the save was accepted, so its image is listed at once or soon. One last look (a read
+    // bounded by its request timeout) finds it, and the create then keeps it (untilSaved).
+    const found = isCancelled(err, ctx.signal)
+      ? await api.images.list({ deadline: Date.now() + ctx.settings.requestTimeoutMs }).then(
+          (l) => l.image_list.filter((i) => !before.includes(i.uuid)),
+          () => [],
+        )
+      : [];
+    if (found.length > 0) return found.sort((a, b) => (b.create_time ?? 0) - (a.create_time ?? 0))[0];
     throw new Error(
       `Could not save instance ${instanceUuid} as an image: save_image was accepted, but no new image could be found ` +
         `in your personal image list (${messageOf(err)}). Check that list before running the update again: ` +
@@ -153,11 +168,25 @@ async function untilSaved(
 ): Promise<CloudImage> {
   const { api, settings } = ctx;
   try {
+    ctx.signal?.throwIfAborted();
     return await api.images.waitForSaved(
       { image_uuid: image.uuid },
-      { deadline, pollIntervalMs: settings.pollIntervalMs, maxPollIntervalMs: settings.pollIntervalMs },
+      {
+        deadline,
+        pollIntervalMs: settings.pollIntervalMs,
+        maxPollIntervalMs: settings.pollIntervalMs,
+        signal: ctx.signal,
+      },
     );
   } catch (err) {
+    if (isCancelled(err, ctx.signal)) {
+      throw new ResourceInitError(
+        `Could not save instance ${inputs.instanceUuid} as an image: the operation was cancelled while waiting for image ${image.uuid} ` +
+          `to be saved (last seen: save_image_status ${image.save_image_status ?? "not reported"}). The image exists, so the stack keeps it: ` +
+          "run `pulumi up` again to wait until it is saved, or `pulumi destroy` to delete it.",
+        { id: image.uuid, state: { inputs, cloud: image } },
+      );
+    }
     // One last read, for the record the state keeps (a failed save shows status 3 only there).
     const last = await findImage(api, image.uuid, { deadline: Date.now() + settings.requestTimeoutMs }).then(
       (found) => found ?? null,
@@ -216,8 +245,15 @@ async function assertSaveStarted(
         status: instance.save_image_status,
       };
     },
-    { deadline, pauseMs: ctx.settings.pollIntervalMs },
-  );
+    { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
+  ).catch((err: unknown) => {
+    if (!isCancelled(err, ctx.signal)) throw err;
+    throw new Error(
+      `Could not save instance ${instanceUuid} as an image: the answer to save_image was lost (${lost.status === undefined ? "no answer came" : `HTTP ${lost.status}`}) ` +
+        "and the operation was cancelled before the cloud showed whether a save started. Check your personal image list " +
+        "before running the update again: an image listed later is this save's; adopt it with adoptImageUuid, or delete it.",
+    );
+  });
   if (seen.fresh.length > 0 || seen.status === SAVE_IMAGE_STATUS.uploading) return;
   throw new Error(
     `Could not save instance ${instanceUuid} as an image: save_image failed (${lost.status === undefined ? "the answer was lost" : `HTTP ${lost.status}`}) and the ` +

@@ -341,12 +341,12 @@ describe("the native plugin over gRPC against the emulator", () => {
       await c.advancing(c.plugin.client.delete("Instance", source.id, source.outputs));
     });
 
-    it("refuses a type that is not its own, and acknowledges Cancel", async () => {
+    // Cancel ends every later call of the plugin, so cancel.test.ts tests it on plugins of its own.
+    it("refuses a type that is not its own", async () => {
       await expect(c.plugin.client.check("Volume", {})).rejects.toMatchObject({
         code: 3,
         message: expect.stringMatching(/^gpucloud:index:Volume is not a resource of this provider/),
       });
-      await expect(c.plugin.client.cancel()).resolves.toBeUndefined();
     });
   });
 

@@ -41,6 +41,7 @@ function waitOptions(ctx: ProviderContext, deadline: ConvergeDeadline) {
   return {
     timeoutMs: Math.max(0, deadline.local - Date.now()),
     pollIntervalMs: ctx.settings.pollIntervalMs,
+    signal: ctx.signal,
   };
 }
 

@@ -16,7 +16,7 @@ import {
 } from "../../../sdk";
 import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
-import { messageOf, ResourceInitError } from "../../framework/errors";
+import { isCancelled, messageOf, ResourceInitError } from "../../framework/errors";
 import { converge } from "./converge";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
@@ -43,10 +43,11 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
     const olds = { title: made.claimed ? inputs.title : undefined };
     return await retryUntil(
       () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
-      { deadline, pauseMs: ctx.settings.pollIntervalMs },
+      { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
     );
   } catch (err) {
     if (err instanceof PowerChangeUnsettledError) throw keptAfterUnsettledPower(inputs, made.instance, err);
+    if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
     return destroyAfterFailure(ctx, inputs, made.instance, err);
   }
 }
@@ -95,16 +96,30 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
   const spec = specOf(inputs);
   const record = takeRecord(spec);
   if (record) {
-    const outcome = await resolveRecord(ctx, record, deadline);
+    const outcome = await unlessCancelled(ctx, resolveRecord(ctx, record, deadline), () => {
+      throw cancelledError(
+        `while resolving the pending create ${record.id} of an earlier run, before any create call was sent; ` +
+          "the stack still records it, and the next `pulumi up`, `pulumi refresh` or `pulumi destroy` resolves it",
+      );
+    });
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
     if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   }
   for (;;) {
     const sent = await send(ctx, spec, deadline).catch((err: unknown) => {
+      if (isCancelled(err, ctx.signal))
+        throw cancelledError("before the create call was sent, so no instance was made");
       throw refusedForLong(err) ?? err;
     });
     if (sent.kind === "answered") return { instance: sent.instance, claimed: false };
-    const outcome = await reconcilerFor(ctx, spec).settle(sent.claimant);
+    // Cancelled while the lost answer is settled: the outcome is left unknown, and recorded below.
+    const reconciler = reconcilerFor(ctx, spec);
+    const outcome = await unlessCancelled(ctx, reconciler.settle(sent.claimant), () =>
+      reconciler.abandon(
+        sent.claimant,
+        "the operation was cancelled before the instance list could tell whether the create made an instance",
+      ),
+    );
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
     if (outcome.kind === "unknown") {
       const windowEnd = windowEndAfter(ctx.api, sent.lostAt + createTiming(ctx.settings).settleMs);
@@ -132,14 +147,16 @@ type Sent =
 async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): Promise<Sent> {
   const reads = instanceReads(ctx.api);
   const timing = createTiming(ctx.settings);
-  const until = { deadline, pauseMs: ctx.settings.pollIntervalMs };
+  const until = { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal };
   await retryUntil(() => reads.freshWalk(), until);
-  return retryUntil(async (call) => {
+  return retryUntil(async ({ deadline: callDeadline }) => {
     // Taken as the call goes out: a walk that ends while it is out may already list the new instance.
     const listedBefore = new Set(reads.everListed);
     const windowStart = cloudSeconds(reads.lastWalkCloudMs) - 1;
     try {
-      const instance = await createCall(ctx.api, spec, call);
+      // Never given the signal: a create cut off half way could make an instance nobody knows of. Once
+      // sent it finishes (within its request timeout), and a lost answer is reconciled below.
+      const instance = await createCall(ctx.api, spec, { deadline: callDeadline });
       markTaken(instance.instance_uuid);
       return { kind: "answered", instance };
     } catch (err) {
@@ -224,9 +241,11 @@ async function destroyAfterFailure(
   const why = messageOf(cause);
   const uuid = instance.instance_uuid;
   try {
-    await retryUntil((call) => ctx.api.instances.destroy(uuid, call), {
+    // Cancel stops the retries, never a destroy call under way; the instance is then kept (below).
+    await retryUntil(({ deadline }) => ctx.api.instances.destroy(uuid, { deadline }), {
       deadline: Date.now() + Math.min(inputs.waitTimeoutSeconds * 1000, CLEANUP_MAX_MS),
       pauseMs: ctx.settings.pollIntervalMs,
+      signal: ctx.signal,
     });
   } catch (destroyErr) {
     throw new ResourceInitError(
@@ -256,5 +275,53 @@ function keptAfterUnsettledPower(
     `Could not create instance: the new instance ${uuid} could not be ${goal}: ${unsettled.finding}. ` +
       `The instance is kept in the stack, not destroyed. ${NEXT_STEP}`,
     { id: uuid, state: { inputs, cloud: unsettled.seen ?? instance } },
+  );
+}
+
+/** A create cancelled before it made anything: a plain failure, since there is nothing to keep. */
+function cancelledError(when: string): Error {
+  return new Error(
+    `Could not create instance: the operation was cancelled ${when}. Run \`pulumi up\` again to create it.`,
+  );
+}
+
+/**
+ * `work`, or, once the operation is cancelled (the engine's Cancel), what `onCancel` makes of it (a
+ * value to go on with, or a thrown error): the work itself may go on in the background, shared with
+ * other creates of this process.
+ */
+function unlessCancelled<T>(ctx: ProviderContext, work: Promise<T>, onCancel: () => T): Promise<T> {
+  const signal = ctx.signal;
+  if (!signal) return work;
+  let onAbort: (() => void) | undefined;
+  const cancelled = new Promise<T>((resolve, reject) => {
+    onAbort = () => {
+      try {
+        resolve(onCancel());
+      } catch (err) {
+        reject(err);
+      }
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([work, cancelled]).finally(() => signal.removeEventListener("abort", onAbort!));
+}
+
+/**
+ * A create cancelled (the engine's Cancel, Ctrl-C) once its instance existed keeps it: the state holds it
+ * (ErrorResourceInitFailed with its id), and the next `pulumi up` finishes it. Nothing is destroyed in a
+ * hurry. The title counts as not set yet (it may not be), so the next update sets it.
+ */
+function keptAfterCancel(
+  inputs: InstanceInputs,
+  instance: CloudInstance,
+  cancelled: { message: string },
+): ResourceInitError {
+  const uuid = instance.instance_uuid;
+  return new ResourceInitError(
+    `Could not create instance: ${cancelled.message}. The instance ${uuid} was made and is kept in the stack, ` +
+      "not destroyed: run `pulumi up` to finish it, or `pulumi destroy` to remove it.",
+    { id: uuid, state: { inputs: { ...inputs, title: undefined }, cloud: instance } },
   );
 }

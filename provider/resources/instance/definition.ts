@@ -4,6 +4,7 @@ import { collect, instanceStatusName, TimeoutError, type Instance as CloudInstan
 import { parsedOrExplained } from "../../framework/check";
 import type { ProviderContext } from "../../framework/context";
 import { defineResource, outputFields } from "../../framework/define-resource";
+import { isCancelled } from "../../framework/errors";
 import { plainJson } from "../../framework/plain-json";
 import { POWERED_ON, services, shutdownAtInput, sshPasswords } from "./cloud";
 import { converge } from "./converge";
@@ -145,7 +146,15 @@ export const instance = defineResource({
       throw new Error(
         `Could not update ${id}: its create is pending. Run \`pulumi refresh\` or \`pulumi up\` to resolve it.`,
       );
-    return state(news, await converge(ctx, id, olds, news));
+    try {
+      return state(news, await converge(ctx, id, olds, news));
+    } catch (err) {
+      if (!isCancelled(err, ctx.signal)) throw err;
+      throw new Error(
+        `Could not update instance ${id}: ${err.message}. What was already sent to the cloud stays done and nothing was undone; ` +
+          "run `pulumi refresh` to see the instance as it is, then `pulumi up` to finish the update.",
+      );
+    }
   },
   async delete(ctx, id, olds, stored): Promise<void> {
     if (isPendingId(id))
@@ -153,14 +162,22 @@ export const instance = defineResource({
         instance.delete(ctx, uuid, olds, {}),
       );
     markTaken(id);
+    // Never given the signal: once sent, the destroy call finishes and its answer is known.
     await ctx.api.instances.destroy(id);
     const timeoutMs = (olds.waitTimeoutSeconds ?? 900) * 1000;
     try {
       await instanceReads(ctx.api).waitUntilGone(id, {
         timeoutMs,
         pollIntervalMs: ctx.settings.pollIntervalMs,
+        signal: ctx.signal,
       });
     } catch (err) {
+      if (isCancelled(err, ctx.signal)) {
+        throw new Error(
+          `Could not delete instance ${id}: the destroy call was sent and accepted, then ${err.message}. ` +
+            "The cloud goes on destroying it; the stack keeps it until a `pulumi destroy` or `pulumi up` sees it gone.",
+        );
+      }
       if (!(err instanceof TimeoutError)) throw err;
       throw new Error(
         `Could not delete instance ${id}: it is still listed ${timeoutMs / 1000} s after destroy (last seen: ${err.lastSeen}). Check it in the console.`,

@@ -12,9 +12,11 @@ import {
   NotFoundError,
   OutcomeUnknownError,
   retryUntil,
+  sleep,
   type Instance as CloudInstance,
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
+import { isCancelled } from "../../framework/errors";
 import { isHalting, POWERED_ON, RUNNING, STOPPED } from "./cloud";
 import { instanceReads } from "./reads";
 import { lateCommitMs } from "./reconciler";
@@ -125,7 +127,16 @@ async function sendAndSettle(
     return { kind: "took" };
   } catch (err) {
     if (!(err instanceof OutcomeUnknownError)) throw err;
-    return settle(ctx, instanceUuid, change, err, Date.now(), deadline);
+    return settle(ctx, instanceUuid, change, err, Date.now(), deadline).catch((settleErr: unknown) => {
+      if (!isCancelled(settleErr, ctx.signal)) throw settleErr;
+      throw new PowerChangeUnsettledError(
+        change,
+        instanceUuid,
+        `the answer to its ${POWER_CALLS[change].call} call was lost (${how(err)}), and the operation was cancelled ` +
+          "before whether the call took effect could be told; it was not sent again",
+        undefined,
+      );
+    });
   }
 }
 
@@ -147,7 +158,7 @@ async function settle(
   const settledAt = lostAt + lateCommitMs(ctx.settings);
   let seen = await readBack(ctx, instanceUuid, change, lostCall, deadline);
   if (power.from.includes(seen.status) && Date.now() < settledAt) {
-    await sleep(Math.min(settledAt, deadline.local) - Date.now());
+    await sleep(Math.min(settledAt, deadline.local) - Date.now(), ctx.signal);
     seen = await readBack(ctx, instanceUuid, change, lostCall, deadline);
   }
   if (power.took(seen.status)) return { kind: "took" };
@@ -187,9 +198,11 @@ async function readBack(
     return await retryUntil(() => instanceReads(ctx.api).info(instanceUuid), {
       deadline: deadline.local,
       pauseMs: ctx.settings.pollIntervalMs,
+      signal: ctx.signal,
     });
   } catch (err) {
     if (err instanceof NotFoundError) throw err;
+    if (isCancelled(err, ctx.signal)) throw err;
     throw new PowerChangeUnsettledError(
       change,
       instanceUuid,
@@ -212,5 +225,3 @@ function describe(instance: CloudInstance): string {
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));

@@ -17,6 +17,7 @@ import {
   type GpuCloudClient,
   type Instance,
 } from "../../../sdk";
+import { OperationCancelledError } from "../../framework/errors";
 import { isHalting } from "./cloud";
 
 function stoppedWhileWaiting(instanceUuid: string, seen: Instance): Error {
@@ -55,6 +56,11 @@ export interface Walk {
 export interface StatusWaitOptions {
   timeoutMs: number;
   pollIntervalMs: number;
+  /**
+   * Ends the wait at once when aborted (the engine's Cancel), with an OperationCancelledError naming
+   * what was awaited and what was last seen. The shared walks go on for the other waiters.
+   */
+  signal?: AbortSignal;
 }
 
 interface Waiter {
@@ -151,7 +157,7 @@ export class InstanceReads {
    * that skipped a still-listed instance would only end this wait early, never drop a live instance.
    */
   async waitUntilGone(instanceUuid: string, options: StatusWaitOptions): Promise<void> {
-    let lastSeen = "still listed";
+    let lastSeen = "no listing read yet";
     await this.wait(options, `instance ${instanceUuid} to be gone`, () => lastSeen, {
       instanceUuid,
       accept: async (walk) => {
@@ -176,9 +182,22 @@ export class InstanceReads {
     lastSeen: () => string,
     spec: { instanceUuid: string; accept: (walk: Walk) => Promise<T | undefined> },
   ): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<T>((settleResolve, settleReject) => {
       let lastFailure: string | undefined;
       const seen = () => (lastFailure ? `${lastSeen()}, then a poll failed (${lastFailure})` : lastSeen());
+      const { signal } = options;
+      const onAbort = (): void => {
+        this.waiters.delete(waiter);
+        settleReject(new OperationCancelledError(`while waiting for ${description}; last seen: ${seen()}`));
+      };
+      const resolve = (value: T): void => {
+        signal?.removeEventListener("abort", onAbort);
+        settleResolve(value);
+      };
+      const reject = (err: unknown): void => {
+        signal?.removeEventListener("abort", onAbort);
+        settleReject(err);
+      };
       const waiter: Waiter = {
         after: this.walksStarted,
         pollIntervalMs: options.pollIntervalMs,
@@ -203,6 +222,11 @@ export class InstanceReads {
             }),
           ),
       };
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.waiters.add(waiter);
       this.schedulePoll();
     });

@@ -125,6 +125,24 @@ class Reconciler {
     });
   }
 
+  /**
+   * Gives up on the claimant's outcome now (its create was cancelled): unknown, with why, and the
+   * candidates so far (one being claimed for it among them), so a pending record keeps the create.
+   * A claim under way goes on; its token bears the claimant's id, which the record keeps, so whoever
+   * resolves the record later recognises the instance as this create's.
+   */
+  abandon(claimant: Claimant, why: string): Outcome {
+    const entry = [...this.entries].find((e) => e.claimant === claimant);
+    if (!entry) return { kind: "unknown", reason: why, candidates: [] };
+    const reason =
+      entry.claiming === undefined
+        ? `${why} (${entry.reason})`
+        : `${why} (instance ${entry.claiming} was being claimed for it)`;
+    const outcome: Outcome = { kind: "unknown", reason, candidates: entry.candidates };
+    this.finish(entry, outcome);
+    return outcome;
+  }
+
   private async run(): Promise<void> {
     this.running = true;
     while (this.entries.size > 0) {

@@ -12,6 +12,7 @@ import {
   type Instance as CloudInstance,
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
+import { cancelledWhile, isCancelled } from "../../framework/errors";
 import type { ConvergeDeadline } from "./converge";
 import { RUNNING } from "./cloud";
 import { instanceReads } from "./reads";
@@ -62,7 +63,7 @@ export async function waitForServices(
         if (cloud.status !== RUNNING) throw leftRunning(instanceUuid, cloud.status);
         // No question outlives the deadline by more than the poll it is.
         const askFor = Math.max(1, Math.min(ctx.settings.requestTimeoutMs, deadline.local - Date.now()));
-        const silent = await unanswered(webServices(cloud), agent, askFor);
+        const silent = await unanswered(webServices(cloud), agent, askFor, ctx.signal);
         if (silent.length === 0) return cloud;
         lastSeen = silent.join("; ");
         if ((ctx.api.cloudNow() ?? -Infinity) >= cloudDeadline) throw CLOUD_DEADLINE_PASSED;
@@ -73,9 +74,15 @@ export async function waitForServices(
         pauseMs: ctx.settings.pollIntervalMs,
         maxPauseMs: ctx.settings.pollIntervalMs,
         retryable: (err) => err === NOT_YET || isTransientError(err),
+        signal: ctx.signal,
       },
     );
   } catch (err) {
+    if (isCancelled(err, ctx.signal))
+      throw cancelledWhile(
+        err,
+        `while waiting for the web services of instance ${instanceUuid}; last seen: ${lastSeen}`,
+      );
     if (err !== NOT_YET && err !== CLOUD_DEADLINE_PASSED && !isTransientError(err)) throw err;
     const failedPoll =
       err instanceof Error && isTransientError(err) ? `; the last poll failed (${err.message})` : "";
@@ -91,8 +98,14 @@ export async function waitForServices(
 }
 
 /** "title (url): what it answered" for each service that does not answer yet. */
-async function unanswered(services: WebService[], agent: Agent, timeoutMs: number): Promise<string[]> {
-  const seen = await Promise.all(services.map((s) => ask(s.url, agent, timeoutMs)));
+async function unanswered(
+  services: WebService[],
+  agent: Agent,
+  timeoutMs: number,
+  cancel: AbortSignal | undefined,
+): Promise<string[]> {
+  const seen = await Promise.all(services.map((s) => ask(s.url, agent, timeoutMs, cancel)));
+  cancel?.throwIfAborted();
   return services.flatMap((s, i) => (seen[i] === undefined ? [] : [`${s.title} (${s.shown}): ${seen[i]}`]));
 }
 
@@ -106,13 +119,20 @@ function withoutSecrets(url: string): string {
 }
 
 /** Undefined when the service answers; otherwise what it did instead. */
-async function ask(url: string, agent: Agent, timeoutMs: number): Promise<string | undefined> {
+async function ask(
+  url: string,
+  agent: Agent,
+  timeoutMs: number,
+  cancel: AbortSignal | undefined,
+): Promise<string | undefined> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const answer = await request(url, {
       dispatcher: agent,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
+      // A question to a service changes nothing: Cancel may end it at once.
+      signal: cancel ? AbortSignal.any([timeout, cancel]) : timeout,
     });
     await answer.body.dump();
     return answer.statusCode < 500 ? undefined : `HTTP ${answer.statusCode}`;
