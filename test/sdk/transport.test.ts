@@ -176,7 +176,7 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
       expect(err.message).toMatch(/could not reach the API .*ECONNREFUSED/);
       expect(err.message).toContain(`at http://127.0.0.1:${port} (`);
       expect(err.message).toContain(
-        "Check the base URL (gpucloud:baseUrl or GPUCLOUD_BASE_URL in the provider",
+        "Check the base URL (gpucloud:baseUrl or GPUCLOUD_BASE_URL; baseUrl when using the SDK's client directly)",
       );
       expect(events.map((e) => e.attempt)).toEqual([1, 2, 3]);
       expect(events.every((e) => e.status === undefined)).toBe(true);
