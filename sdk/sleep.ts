@@ -34,6 +34,30 @@ function sleepPiece(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * `work`, or a rejection with the signal's reason as soon as the signal aborts, for work that does not
+ * take the signal itself (it goes on in the background; its outcome is then handled and dropped).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    const done = (): void => signal.removeEventListener("abort", onAbort);
+    work.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (err: unknown) => {
+        done();
+        reject(err);
+      },
+    );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /** Time as the waiting parts of the client see it; tests inject a clock they move themselves. */
 export interface Clock {
   /** Epoch ms. */

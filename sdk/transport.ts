@@ -35,7 +35,7 @@ import {
   type CallSafety,
   type Failure,
 } from "./retry-policy";
-import { sleep } from "./sleep";
+import { sleep, untilAborted } from "./sleep";
 import { Slots } from "./slots";
 import { isRecord } from "./validation";
 
@@ -164,14 +164,6 @@ function parseJson(text: string): unknown {
 
 function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Rejects with the signal's reason once it aborts. */
-function abortOf(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
 }
 
 function describeStatus(httpStatus: number, code: number | undefined): string {
@@ -489,7 +481,7 @@ export class Transport {
       }
     })();
     try {
-      return await Promise.race([exchanged, abortOf(signal)]);
+      return await untilAborted(exchanged, signal);
     } finally {
       this.connections.giveBack(connection, settled);
     }

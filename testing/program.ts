@@ -254,6 +254,11 @@ export class Program {
   }
 }
 
+/** `text` ending with a full stop (or the mark it already ends with), for a sentence to follow. */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** A failure of loading the program, with Node's first line (its require stack names this package's files). */
 function loadFailure(file: string, err: unknown): Error {
   const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0];
@@ -261,8 +266,9 @@ function loadFailure(file: string, err: unknown): Error {
   const compileFirst = /\.[cm]?tsx?$/.test(file)
     ? " Node.js runs JavaScript only: compile the program first (npx tsc) and pass the compiled .js file."
     : "";
-  const ended = compileFirst && !/[.!?]$/.test(reason) ? `${reason}.` : reason;
-  return new Error(`Could not load the program ${file}: ${ended}${compileFirst}`);
+  return new Error(
+    `Could not load the program ${file}: ${compileFirst ? sentence(reason) : reason}${compileFirst}`,
+  );
 }
 
 /**

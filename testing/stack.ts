@@ -9,7 +9,7 @@
 import * as path from "node:path";
 import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
 import { enterProgramEnvironment } from "../provider/program-environment";
-import { Program, type Registration, type Resolution } from "./program";
+import { Program, sentence, type Registration, type Resolution } from "./program";
 import {
   failureList,
   ResourceInitFailedError,
@@ -675,11 +675,6 @@ function stepError(step: Step, cause: Error): StepError {
     message = `${sentence(message)} ${what}: it stays in the state, and the next up finishes or replaces it.`;
   }
   return new StepError(message, step, cause);
-}
-
-/** `text` ending with a full stop (or the mark it already ends with). */
-function sentence(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** Names the resource and the call in a provider failure (the provider's message names neither). */

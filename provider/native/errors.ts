@@ -10,6 +10,7 @@ import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { redact } from "./redact";
+import { messageOf } from "../framework/errors";
 
 export type RpcFailure = Partial<grpc.StatusObject> & { code: grpc.status; details: string };
 
@@ -57,6 +58,6 @@ function initFailed(err: InitFailedError, hidden: readonly string[]): RpcFailure
 /** Any failure as the status the engine receives; `hidden` are the texts of the call's secret inputs (see `secretTexts`). */
 export function rpcFailure(err: unknown, hidden: readonly string[] = []): RpcFailure {
   if (err instanceof InitFailedError) return initFailed(err, hidden);
-  const message = redact(err instanceof Error ? err.message : String(err), hidden);
+  const message = redact(messageOf(err), hidden);
   return { code: err instanceof RpcError ? err.code : grpc.status.UNKNOWN, details: message };
 }

@@ -5,6 +5,7 @@ import { warn, type ProviderContext } from "../framework/context";
 import { defineResource, type Inputs } from "../framework/define-resource";
 import { CANNOT_RUN } from "./instance/cloud";
 import { instanceUnlessGone } from "./instance/reads";
+import { messageOf } from "../framework/errors";
 
 /** api-v2.md set_idle_close: 0 cancels, so a policy takes one of the others. */
 const PERIODS = [10, 30, 60, 120] as const;
@@ -122,7 +123,7 @@ export const idleClosePolicy = defineResource({
       if (moot === undefined) throw err;
       warn(
         `IdleClosePolicy of instance ${id}: removed from the stack without cancelling it in the cloud, because ${moot}. ` +
-          `The cloud refused the cancel: ${err instanceof Error ? err.message : String(err)}`,
+          `The cloud refused the cancel: ${messageOf(err)}`,
       );
     }
   },

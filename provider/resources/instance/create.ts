@@ -15,6 +15,7 @@ import {
   type Instance as CloudInstance,
 } from "../../../sdk";
 import { formatWait } from "../../../sdk/answers";
+import { untilAborted } from "../../../sdk/sleep";
 import type { ProviderContext } from "../../framework/context";
 import { isCancelled, messageOf, ResourceInitError } from "../../framework/errors";
 import { converge } from "./converge";
@@ -291,21 +292,12 @@ function cancelledError(when: string): Error {
  * other creates of this process.
  */
 function unlessCancelled<T>(ctx: ProviderContext, work: Promise<T>, onCancel: () => T): Promise<T> {
-  const signal = ctx.signal;
+  const { signal } = ctx;
   if (!signal) return work;
-  let onAbort: (() => void) | undefined;
-  const cancelled = new Promise<T>((resolve, reject) => {
-    onAbort = () => {
-      try {
-        resolve(onCancel());
-      } catch (err) {
-        reject(err);
-      }
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+  return untilAborted(work, signal).catch((err: unknown) => {
+    if (signal.aborted && err === signal.reason) return onCancel();
+    throw err;
   });
-  return Promise.race([work, cancelled]).finally(() => signal.removeEventListener("abort", onAbort!));
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   type Instance as CloudInstance,
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
-import { isCancelled } from "../../framework/errors";
+import { isCancelled, messageOf } from "../../framework/errors";
 import { isHalting, POWERED_ON, RUNNING, STOPPED } from "./cloud";
 import { instanceReads } from "./reads";
 import { lateCommitMs } from "./reconciler";
@@ -206,7 +206,7 @@ async function readBack(
     throw new PowerChangeUnsettledError(
       change,
       instanceUuid,
-      `${lostCall}, and reading the instance back failed (${err instanceof Error ? err.message : String(err)}), ` +
+      `${lostCall}, and reading the instance back failed (${messageOf(err)}), ` +
         "so whether the call took effect cannot be told; it was not sent again",
       undefined,
     );

@@ -25,6 +25,7 @@ import { describeDifference, matchesSpec, specDifferences, specKey, type CreateS
 import { maximumMatching } from "./matching";
 import { instanceReads, type Walk } from "./reads";
 import { isTaken, markTaken } from "./taken";
+import { messageOf } from "../../framework/errors";
 
 /** How long the rules wait, from the request timeout: everything here is "a request or two". */
 export interface CreateTiming {
@@ -160,7 +161,7 @@ class Reconciler {
       walk = await instanceReads(this.ctx.api).freshWalk();
     } catch (err) {
       this.previous = undefined;
-      const why = `listing the instances failed (${err instanceof Error ? err.message : String(err)})`;
+      const why = `listing the instances failed (${messageOf(err)})`;
       if (!isTransientError(err)) return this.giveUp([...this.entries], why);
       this.note(why);
       return this.giveUpDue();
@@ -329,7 +330,7 @@ class Reconciler {
         (err: unknown) =>
           this.finish(entry, {
             kind: "unknown",
-            reason: `claiming instance ${uuid} could not be finished (${err instanceof Error ? err.message : String(err)})`,
+            reason: `claiming instance ${uuid} could not be finished (${messageOf(err)})`,
             candidates: [candidate],
           }),
       )

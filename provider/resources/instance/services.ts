@@ -12,7 +12,7 @@ import {
   type Instance as CloudInstance,
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
-import { cancelledWhile, isCancelled } from "../../framework/errors";
+import { cancelledWhile, isCancelled, messageOf } from "../../framework/errors";
 import type { ConvergeDeadline } from "./converge";
 import { RUNNING } from "./cloud";
 import { instanceReads } from "./reads";
@@ -137,7 +137,7 @@ async function ask(
     await answer.body.dump();
     return answer.statusCode < 500 ? undefined : `HTTP ${answer.statusCode}`;
   } catch (err) {
-    return `no answer (${err instanceof Error ? err.message : String(err)})`;
+    return `no answer (${messageOf(err)})`;
   }
 }
 
