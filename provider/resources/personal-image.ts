@@ -118,39 +118,42 @@ async function newImage(
   const { api } = ctx;
   const pollIntervalMs = ctx.settings.pollIntervalMs;
   const subject = `the image saved from instance ${instanceUuid}`;
+  const notListedBefore = (images: CloudImage[]) => images.filter((i) => !before.includes(i.uuid));
   try {
-    const fresh = await pollUntil(
+    const listed = await pollUntil(
       {
         description: `${subject} to be listed`,
         action: `find ${subject}`,
         method: "GET",
         path: "/image/private/list",
-        poll: async (call) =>
-          (await api.images.list(call)).image_list
-            .filter((i) => !before.includes(i.uuid))
-            .sort((a, b) => (b.create_time ?? 0) - (a.create_time ?? 0)),
+        poll: async (call) => newestFirst(notListedBefore((await api.images.list(call)).image_list)),
         describeState: (images) => (images.length > 0 ? `image ${images[0].uuid}` : "no new image"),
         isDone: (images) => images.length > 0,
       },
       { deadline, pollIntervalMs, maxPollIntervalMs: pollIntervalMs, signal: ctx.signal },
     );
-    return fresh[0];
+    return listed[0];
   } catch (err) {
     // Cancelled: the save was accepted, so its image is listed at once or soon. One last look (a read
     // bounded by its request timeout) finds it, and the create then keeps it (untilSaved).
     const found = isCancelled(err, ctx.signal)
       ? await api.images.list({ deadline: Date.now() + ctx.settings.requestTimeoutMs }).then(
-          (l) => l.image_list.filter((i) => !before.includes(i.uuid)),
+          (l) => newestFirst(notListedBefore(l.image_list)),
           () => [],
         )
       : [];
-    if (found.length > 0) return found.sort((a, b) => (b.create_time ?? 0) - (a.create_time ?? 0))[0];
+    if (found.length > 0) return found[0];
     throw new Error(
       `Could not save instance ${instanceUuid} as an image: save_image was accepted, but no new image could be found ` +
         `in your personal image list (${messageOf(err)}). Check that list before running the update again: ` +
         "an image listed later is this save's; adopt it with adoptImageUuid, or delete it.",
     );
   }
+}
+
+/** Images newest first (an image without a creation time last). */
+function newestFirst(images: CloudImage[]): CloudImage[] {
+  return [...images].sort((a, b) => (b.create_time ?? 0) - (a.create_time ?? 0));
 }
 
 /**
