@@ -10,6 +10,7 @@
 import { createRequire } from "node:module";
 import type * as PulumiModule from "@pulumi/pulumi";
 import type * as ResourceProto from "@pulumi/pulumi/proto/resource_pb";
+import { messageOf } from "../provider/framework/errors";
 import { enterProgramEnvironment } from "../provider/program-environment";
 import { isSecret, UNKNOWN, type Props, type WrappedSecret } from "./wire";
 
@@ -105,8 +106,7 @@ export class Program {
       await pulumi.runtime.setMocks(REFUSING_MONITOR, stack.project, stack.stack, false);
       exported = load(file);
       await entered.work();
-      // Node reports the rejections of a turn once its microtasks are drained: watch until then.
-      await new Promise((resolve) => setImmediate(resolve));
+      await rejectionsReported();
     } catch (err) {
       throw loadFailure(file, err);
     } finally {
@@ -203,14 +203,16 @@ export class Program {
     // After a failed registration the outputs that depend on it never settle: stop waiting for them.
     const finished = await Promise.race([completed.then(() => true), stopped.then(() => false)]);
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await rejectionsReported();
     // A run that stopped early may still fail (a data source still under way): those failures stay its own,
     // not the host process's, until its work settles or the program is disposed of.
     late = true;
-    if (!finished) markStopped(this.load);
     if (finished) done();
-    // Node reports the rejections of a turn once its microtasks are drained: keep watching until then.
-    else void completed.then(() => setImmediate(done));
+    else {
+      markStopped(this.load);
+      // Node reports the rejections of a turn once its microtasks are drained: keep watching until then.
+      void completed.then(() => setImmediate(done));
+    }
     return { outputs, errors: [...errors, ...stray], settled: completed };
   }
 
@@ -254,6 +256,11 @@ export class Program {
   }
 }
 
+/** Settles once Node has reported the rejections of this turn (it does so when its microtasks drain). */
+function rejectionsReported(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** `text` ending with a full stop (or the mark it already ends with), for a sentence to follow. */
 export function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
@@ -261,7 +268,7 @@ export function sentence(text: string): string {
 
 /** A failure of loading the program, with Node's first line (its require stack names this package's files). */
 function loadFailure(file: string, err: unknown): Error {
-  const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+  const reason = messageOf(err).split("\n")[0];
   // Node runs JavaScript only: TypeScript fails on its first type annotation or `export =`.
   const compileFirst = /\.[cm]?tsx?$/.test(file)
     ? " Node.js runs JavaScript only: compile the program first (npx tsc) and pass the compiled .js file."
