@@ -30,7 +30,7 @@ import { reportFigure } from "../support/figures";
 import { initFailure } from "../support/init-failure";
 import { DOORS, gpucloudHarness, providerConfig, type Door } from "../support/providers";
 import { startWorld, type World } from "../support/world";
-import type { PendingCreate } from "../../provider/resources/instance/pending-record";
+import type { PendingCreate } from "../../provider/resources/instance/lost-create/pending-record";
 import {
   bounded,
   FAULT_EMULATOR,
@@ -450,8 +450,8 @@ function unaccountedFor(cloud: Instance[], states: ResourceState[], records: Res
     windows.filter(
       (p) =>
         p.spec.gpuNums === i.gpu_nums &&
-        p.windowStart <= (i.create_time ?? -1) &&
-        (i.create_time ?? -1) <= p.windowEnd,
+        (p.windowStart ?? -Infinity) <= (i.create_time ?? -1) &&
+        (i.create_time ?? -1) <= (p.windowEnd ?? Infinity),
     ).length;
   const uncovered = loose.filter((i) => coverable(i) === 0).map((i) => i.instance_uuid);
   const bySpec = new Map<number, number>();

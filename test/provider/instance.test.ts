@@ -121,7 +121,8 @@ describe.each(DOORS)("Instance against the emulator, through the %s door", (door
       await w.api.instances.updateTitle(state.id, "theirs");
       const refreshed = await w.h.refresh("Instance", state);
       expect(refreshed.outputs.title).toBe("theirs");
-      expect(refreshed.inputs.title).toBe("theirs");
+      // The inputs keep the owner's mark: the outputs show the drift, and up puts the mark back.
+      expect(refreshed.inputs.title).toBe("mine");
       expect(await w.h.diff("Instance", state.id, refreshed.outputs, state.inputs)).toMatchObject({
         changes: "some",
         replaces: [],
