@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import { RESOURCE_NAME_KEY } from "../../provider/framework/check";
 import {
   dynamicFrontDoor,
   type FrontDoor,
@@ -128,8 +129,9 @@ export class Harness {
     return { urn: urnOf(admitted.type, name), type: admitted.type, provider: admitted.provider };
   }
 
+  /** Check as the engine sends it for the resource named `test`: a dynamic resource's class adds its name. */
   check(resource: string, news: Props, olds: Props = {}): Promise<CheckResult> {
-    return this.door.check(this.ref(resource), olds, news);
+    return this.door.check(this.ref(resource), olds, { [RESOURCE_NAME_KEY]: "test", ...news });
   }
 
   /** Checks and fails with every failure listed when there is any. */

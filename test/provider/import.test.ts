@@ -82,7 +82,7 @@ describe("import by id", () => {
     expect(inputs.title).toBe("");
     // Left out of the program afterwards, the title becomes the resource's owner mark.
     const named = await w.h.check("Instance", { ...inputs, title: undefined }, inputs);
-    expect(named.inputs.title).toMatch(/^instance-[0-9a-f]{7}$/);
+    expect(named.inputs.title).toMatch(/^test-[0-9a-f]{7}$/);
   });
 
   it("refuses an instance that does not exist, saying so", async () => {
