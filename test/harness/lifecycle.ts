@@ -129,9 +129,14 @@ export class Harness {
     return { urn: urnOf(admitted.type, name), type: admitted.type, provider: admitted.provider };
   }
 
-  /** Check as the engine sends it for the resource named `test`: a dynamic resource's class adds its name. */
+  /**
+   * Check as the engine sends it for the resource named in `news` (`__resourceName`, as a dynamic
+   * resource's class adds it), or `test`: the native door sees the name in the URN.
+   */
   check(resource: string, news: Props, olds: Props = {}): Promise<CheckResult> {
-    return this.door.check(this.ref(resource), olds, { [RESOURCE_NAME_KEY]: "test", ...news });
+    const named = news[RESOURCE_NAME_KEY];
+    const name = typeof named === "string" ? named : "test";
+    return this.door.check(this.ref(resource, name), olds, { ...news, [RESOURCE_NAME_KEY]: name });
   }
 
   /** Checks and fails with every failure listed when there is any. */

@@ -22,6 +22,7 @@ import { datelessProxy } from "../support/dateless-proxy";
 import { onCalls } from "../support/emulator-hooks";
 import { initFailure, type InitFailure } from "../support/init-failure";
 import { DOORS, gpucloudHarness, providerConfig, type Door } from "../support/providers";
+import { titlesIn } from "../support/world";
 
 const USER = "team";
 const KEY_A = "stack-a-key";
@@ -101,9 +102,7 @@ class Scene {
 
   /** Every instance's title, from the emulator's own state (no API call, no fault). */
   titles(): Record<string, string> {
-    const room = this.cloud.emu.running.emulator.rooms.find((r) => r.name === "instances");
-    const records = (room?.snapshot() ?? []) as { instance_uuid: string; title?: string }[];
-    return Object.fromEntries(records.map((i) => [i.instance_uuid, i.title ?? ""]));
+    return Object.fromEntries(titlesIn(this.cloud.emu.running.emulator));
   }
 
   /** Runs `act` as each call of `key` to `path` reaches the emulator, before its faults. */
