@@ -45,11 +45,23 @@ interface Cloud {
   close(): Promise<void>;
 }
 
-async function startCloud(options: { clockOffset?: number; withoutDate?: boolean } = {}): Promise<Cloud> {
+/**
+ * How the cloud's clock runs: frozen and moved by each case (the default), or, with an offset, at real
+ * speed that far from this machine's clock (a clock moved ahead by the case would soon erase the offset),
+ * its instances booting in a second.
+ */
+interface CloudClock {
+  clockOffset?: number;
+  withoutDate?: boolean;
+}
+
+async function startCloud(options: CloudClock = {}): Promise<Cloud> {
+  const skewed = options.clockOffset !== undefined;
   const emu = await startTestEmulator({
     apiKeys: [`${USER}:${KEY_A}`, `${USER}:${KEY_B}`],
     balance: "1000000",
     startTime: Math.floor(Date.now() / 1000) + (options.clockOffset ?? 0),
+    ...(skewed ? { timeScale: 1, durations: { boot: 1 } } : {}),
   });
   const proxy = options.withoutDate ? await datelessProxy(emu.url) : undefined;
   const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: KEY_A });
@@ -79,13 +91,12 @@ class Scene {
   constructor(
     readonly door: Door,
     readonly cloud: Cloud,
+    /** The cloud's clock is frozen: waits end only while `run` moves it. */
+    private readonly frozen: boolean,
   ) {}
 
-  static async start(
-    door: Door,
-    clock: { clockOffset?: number; withoutDate?: boolean } = {},
-  ): Promise<Scene> {
-    return new Scene(door, await startCloud(clock));
+  static async start(door: Door, clock: CloudClock = {}): Promise<Scene> {
+    return new Scene(door, await startCloud(clock), clock.clockOffset === undefined);
   }
 
   /** A stack (a `pulumi` run: one provider process) with `key`. */
@@ -143,9 +154,9 @@ class Scene {
       .forEach((undo) => undo());
   }
 
-  /** Runs `work` while the frozen clock moves. */
+  /** Runs `work` while the frozen clock moves (a clock running at real speed moves by itself). */
   run<T>(work: Promise<T>): Promise<T> {
-    return advancing(this.cloud.emu, work);
+    return this.frozen ? advancing(this.cloud.emu, work) : work;
   }
 
   async close(): Promise<void> {
@@ -159,7 +170,7 @@ class Scene {
 async function inScene(
   door: Door,
   body: (scene: Scene) => Promise<void>,
-  clock: { clockOffset?: number; withoutDate?: boolean } = {},
+  clock: CloudClock = {},
 ): Promise<void> {
   const scene = await Scene.start(door, clock);
   try {

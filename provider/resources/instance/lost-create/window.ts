@@ -63,9 +63,9 @@ export function inWindow(window: CreateWindow, instance: CloudInstance, earlierR
   const uuid = instance.instance_uuid;
   if (window.listedBefore.has(uuid)) return false;
   const created = instance.create_time;
+  if (created !== undefined && window.start !== undefined && created < window.start) return false;
   if (window.closed && (created === undefined || created === window.end)) return window.listedAtEnd.has(uuid);
   if (created === undefined) return !earlierRun;
-  if (window.start !== undefined && created < window.start) return false;
   if (!window.closed) return true;
   return window.end !== undefined && created < window.end;
 }
