@@ -5,7 +5,7 @@
  * Instance resource holds, flagging those a pending create probably made. Pure logic: no I/O here.
  */
 
-import { isPendingId } from "./resources/instance/pending-record";
+import { isPendingId } from "./resources/instance/lost-create/pending-record";
 
 /** An Instance as the state keeps it: through the dynamic providers, or through the native plugin. */
 export const INSTANCE_TYPES: readonly string[] = [

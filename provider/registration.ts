@@ -1,5 +1,6 @@
 /** What every generated resource class (provider/generated/resources.ts) hands to pulumi.dynamic.Resource. */
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_NAME_KEY } from "./framework/check";
 import { PACKAGE, secretOutputNames, stateNames } from "./framework/define-resource";
 import { definitionOf, type ResourceKind } from "./resources";
 import { shimProvider } from "./shim";
@@ -12,7 +13,12 @@ export function resourceArguments(
 ): ConstructorParameters<typeof pulumi.dynamic.Resource> {
   const definition = definitionOf(kind);
   // Every state property is registered, unset ones as undefined, so the class's output fields resolve.
-  const props = { ...Object.fromEntries(stateNames(definition).map((n) => [n, undefined])), ...args };
+  // A dynamic provider's Check sees no URN: the name it autonames from comes with the inputs.
+  const props = {
+    ...Object.fromEntries(stateNames(definition).map((n) => [n, undefined])),
+    ...args,
+    ...(definition.autoname ? { [RESOURCE_NAME_KEY]: name } : {}),
+  };
   const secrets = secretOutputNames(definition);
   const options =
     secrets.length === 0

@@ -29,7 +29,11 @@ export type CrossFieldRule<T> = (
   olds: Readonly<Record<string, unknown>>,
 ) => CheckFailure[];
 
-const PROVIDER_KEY = "__provider";
+/** The property in which a generated resource class hands its name to a dynamic provider's Check (autoname.ts). */
+export const RESOURCE_NAME_KEY = "__resourceName";
+
+/** Properties the dynamic door sends beside the inputs: the serialized provider, and the resource's name. */
+const DOOR_PROPERTIES: ReadonlySet<string> = new Set(["__provider", RESOURCE_NAME_KEY]);
 
 /**
  * The failure in the rule's words. A missing input says it is required; a value of the wrong type says
@@ -114,7 +118,7 @@ export function checkInputs<S extends z.ZodObject>(
   }
   for (const field of Object.keys(news)) {
     // Own keys only: `in` would take a stray `toString` or `constructor` for an input of every resource.
-    if (field !== PROVIDER_KEY && !Object.hasOwn(shape, field)) {
+    if (!DOOR_PROPERTIES.has(field) && !Object.hasOwn(shape, field)) {
       failures.push({
         property: field,
         reason: `${field} is not an input of this resource (allowed: ${Object.keys(shape).join(", ")})`,

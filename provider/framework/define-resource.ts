@@ -6,6 +6,7 @@
  * schema are all derived from it (./dynamic-provider.ts, ../codegen/).
  */
 import type { z } from "zod";
+import type { AutonameRule } from "./autoname";
 import type { CrossFieldRule } from "./check";
 import type { ProviderContext } from "./context";
 import type { DiffRules } from "./diff";
@@ -82,6 +83,8 @@ export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> 
   stableOutputs?: readonly string[];
   /** Rules across inputs, run by check after each input passed its own. */
   checks?: CrossFieldRule<Inputs<S>>[];
+  /** The input that names the resource in the cloud, which Check fills in when the program leaves it out. */
+  autoname?: AutonameRule & { input: keyof Inputs<S> & string };
   create(ctx: ProviderContext, inputs: Inputs<S>): Promise<ResourceState<Inputs<S>, C> & { id: string }>;
   /**
    * Undefined when the cloud says the resource does not exist. `id` is set when the resource's id

@@ -3,7 +3,8 @@
  * Everything here is the same for every resource; what differs lives in the definitions.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { checkInputs, type CheckFailure } from "./check";
+import { autonamed, type Naming } from "./autoname";
+import { checkInputs, RESOURCE_NAME_KEY, type CheckFailure } from "./check";
 import { assertSettingsWellFormed, configure, runOperation } from "./context";
 import {
   inputNames,
@@ -22,14 +23,23 @@ const PROVIDER_KEY = "__provider";
 
 export type DynamicProvider = Required<pulumi.dynamic.ResourceProvider>;
 
-/** Check: each input against its own schema, then the definition's cross-field rules; no API call. */
+/**
+ * Check: the autonamed input filled in (autoname.ts), each input against its own schema, then the
+ * definition's cross-field rules; no API call.
+ */
 export function checkResource(
   definition: AnyResourceDefinition,
   news: Record<string, unknown>,
   olds: Record<string, unknown> = {},
   secrets: ReadonlySet<string> = new Set(),
+  naming: Naming = {},
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  return checkInputs(definition.inputs, news, definition.checks, olds, secrets);
+  const rule = definition.autoname;
+  if (!rule) return checkInputs(definition.inputs, news, definition.checks, olds, secrets);
+  const { value, failure } = autonamed(rule, definition.name.toLowerCase(), news, olds, naming);
+  const named = value === undefined ? news : { ...news, [rule.input]: value };
+  const checked = checkInputs(definition.inputs, named, definition.checks, olds, secrets);
+  return failure ? { ...checked, failures: [...checked.failures, failure] } : checked;
 }
 
 /**
@@ -64,7 +74,10 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
     },
     async check(olds, news) {
       assertSettingsWellFormed();
-      return checkResource(definition, news, olds);
+      const resourceName = news[RESOURCE_NAME_KEY];
+      return checkResource(definition, news, olds, new Set(), {
+        resourceName: typeof resourceName === "string" ? resourceName : undefined,
+      });
     },
     async diff(id, olds, news) {
       const { changes, replaces } = diffResource(definition, id, olds, news);

@@ -26,15 +26,19 @@ export interface ServiceOutput {
 /** A create whose answer was lost and whose outcome stayed unknown; the next up, refresh or destroy resolves it. */
 export interface PendingCreate {
   spec: CreateSpec;
-  /** Cloud Unix seconds: an instance it made was created at or after this. */
-  windowStart: number;
-  /** Cloud Unix seconds: ... and at or before this. */
-  windowEnd: number;
+  /** Cloud Unix seconds: an instance it made was created at or after this (the newest create time listed before the call; null when none was). */
+  windowStart: number | null;
+  /** Cloud Unix seconds: ... and at or before this (the newest create time listed once the call had settled; null when no such listing was read). */
+  windowEnd: number | null;
+  /** Instances of the spec created in the second windowStart and listed before the call: not its own. */
+  listedBefore: string[];
+  /** Instances created in the second windowEnd that the listing closing the window showed: only these of that second can be its own. */
+  listedAtEnd: string[];
   /** Why the outcome stayed unknown. */
   reason: string;
   /** The instances that could be the one it made, when it was given up. */
   candidates: ({
-    /** An untitled instance of the spec listed in the window. */
+    /** An unmarked instance of the spec listed in the window. */
     instanceUuid: string;
     /** When it was created, Unix seconds. */
     createTime: number | null;
@@ -67,7 +71,7 @@ export interface InstanceArgs {
   gpuUuid: pulumi.Input<string>;
   /** Number of GPUs: 1, 2, 4, 8. */
   gpuNums: pulumi.Input<number>;
-  /** Instance name, at most 50 characters. When absent the provider leaves the cloud's title alone. */
+  /** Instance name, at most 50 characters: the owner's mark that tells this stack's instance from any other on the account. Left out, the provider names the instance `<resource name>-<7 random hex>` once and keeps that name in the state. An empty title turns the mark off: a lost create of the same spec, in any stack on the account, may then take the instance. */
   title?: pulumi.Input<string>;
   /** Desired power state. */
   running?: pulumi.Input<boolean>;

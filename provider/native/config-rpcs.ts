@@ -130,6 +130,8 @@ export function configureProvider(req: provproto.ConfigureRequest): provproto.Co
   const res = new provproto.ConfigureResponse();
   res.setAcceptsecrets(true);
   res.setSupportspreview(true);
+  // Check names an Instance left untitled by the stack's autonaming configuration when the engine sends one.
+  res.setSupportsAutonamingConfiguration(true);
   res.setAcceptresources(false);
   res.setAcceptoutputs(false);
   return res;

@@ -7,6 +7,7 @@
 import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { token } from "../codegen/package-schema";
+import type { Naming } from "../framework/autoname";
 import { runOperation } from "../framework/context";
 import {
   secretOutputNames,
@@ -33,6 +34,24 @@ function resourceType(req: TypedRequest): string {
   if (req.getType()) return req.getType();
   const qualified = req.getUrn().split("::")[2] ?? "";
   return qualified.split("$").at(-1) ?? "";
+}
+
+/** The resource's name (the last part of its URN), the engine's random seed and autonaming configuration. */
+function naming(req: provproto.CheckRequest): Naming {
+  const resourceName = req.getUrn().split("::").slice(3).join("::") || undefined;
+  const autonaming = req.getAutonaming();
+  const modes = provproto.CheckRequest.AutonamingOptions.Mode;
+  const mode =
+    autonaming === undefined
+      ? undefined
+      : ({ [modes.PROPOSE]: "propose", [modes.ENFORCE]: "enforce", [modes.DISABLE]: "disable" } as const)[
+          autonaming.getMode()
+        ];
+  return {
+    resourceName,
+    seed: req.getRandomseed_asU8(),
+    engine: mode && autonaming ? { mode, proposedName: autonaming.getProposedName() } : undefined,
+  };
 }
 
 export class ResourceRpcs {
@@ -65,7 +84,7 @@ export class ResourceRpcs {
   check(req: provproto.CheckRequest): provproto.CheckResponse {
     const { props: news, secrets } = unwrap(req.getNews());
     const olds = unwrap(req.getOlds()).props;
-    const { inputs, failures } = checkResource(this.definition(req), news, olds, secrets);
+    const { inputs, failures } = checkResource(this.definition(req), news, olds, secrets, naming(req));
     const res = new provproto.CheckResponse();
     res.setInputs(wrap(inputs, secrets));
     res.setFailuresList(failures.map((f) => checkFailure(f.property, f.reason)));

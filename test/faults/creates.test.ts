@@ -22,7 +22,7 @@
  * with a fleet of 40 (every way of loss still represented, the same nine unknown creates and later runs),
  * where a pending create comes back as the plugin's own ErrorResourceInitFailed.
  */
-import { fingerprint, type Emulator } from "pulumi-gpucloud/emulator";
+import { fingerprint } from "pulumi-gpucloud/emulator";
 import { GpuCloudClient, type Instance } from "pulumi-gpucloud/sdk";
 import type { Harness, Props, ResourceState } from "../harness";
 import { onCalls, onInstancesMade } from "../support/emulator-hooks";
@@ -30,9 +30,10 @@ import { reportFigure } from "../support/figures";
 import { initFailure } from "../support/init-failure";
 import { DOORS, gpucloudHarness, providerConfig, type Door } from "../support/providers";
 import { startWorld, type World } from "../support/world";
-import type { PendingCreate } from "../../provider/resources/instance/pending-record";
+import type { PendingCreate } from "../../provider/resources/instance/lost-create/pending-record";
 import {
   bounded,
+  Decoys,
   FAULT_EMULATOR,
   FaultSchedule,
   seconds,
@@ -62,44 +63,6 @@ type Way = (typeof WAYS)[number];
 
 jest.setTimeout(900_000);
 
-/** Titled instances of another spec at the head of the list, and the shifting of that head. */
-class Decoys {
-  private readonly live: string[] = [];
-  private made = 0;
-  destroyed = 0;
-  added = 0;
-
-  constructor(
-    private readonly emulator: Emulator,
-    private readonly spec: { pod_uuid: string; gpu_uuid: string; gpu_nums: number },
-  ) {}
-
-  add(): void {
-    const { instance_uuid } = this.emulator.instances.createByPod(USER, this.spec);
-    this.emulator.instances.updateTitle(USER, instance_uuid, `decoy-${this.made++}`);
-    this.live.push(instance_uuid);
-  }
-
-  /**
-   * Destroys the oldest decoy (the list's head), and two times in three adds one at the tail: then the
-   * totals of a walk's pages agree while the instance that moved onto the page already read is skipped.
-   */
-  shift(): void {
-    const head = this.live.shift();
-    if (head === undefined) return;
-    this.emulator.instances.destroy(USER, head);
-    this.destroyed++;
-    if (this.destroyed % 3 !== 0) {
-      this.add();
-      this.added++;
-    }
-  }
-
-  has(uuid: string): boolean {
-    return this.live.includes(uuid);
-  }
-}
-
 describe.each(DOORS)("creates under fire, through the %s door", (door) => {
   const creates = CREATES[door];
   let w: World;
@@ -121,7 +84,7 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
   it("leaves no instance the state does not know, none twice, none of another owner's, and every pending create resolved", async () => {
     const started = performance.now();
     const fleet = fingerprint(FLEET_KEY);
-    const decoys = new Decoys(w.emulator, { pod_uuid: w.podUuid, gpu_uuid: w.gpu5090, gpu_nums: 1 });
+    const decoys = new Decoys(w.emulator, USER, { pod_uuid: w.podUuid, gpu_uuid: w.gpu5090, gpu_nums: 1 });
     for (let i = 0; i < DECOYS; i++) decoys.add();
 
     const random = seeded(20261122);
@@ -450,8 +413,8 @@ function unaccountedFor(cloud: Instance[], states: ResourceState[], records: Res
     windows.filter(
       (p) =>
         p.spec.gpuNums === i.gpu_nums &&
-        p.windowStart <= (i.create_time ?? -1) &&
-        (i.create_time ?? -1) <= p.windowEnd,
+        (p.windowStart ?? -Infinity) <= (i.create_time ?? -1) &&
+        (i.create_time ?? -1) <= (p.windowEnd ?? Infinity),
     ).length;
   const uncovered = loose.filter((i) => coverable(i) === 0).map((i) => i.instance_uuid);
   const bySpec = new Map<number, number>();

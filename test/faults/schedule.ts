@@ -136,3 +136,42 @@ export async function bounded<T>(
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
   return results;
 }
+
+/** Titled instances of another spec at the head of the list, and the shifting of that head. */
+export class Decoys {
+  private readonly live: string[] = [];
+  private made = 0;
+  destroyed = 0;
+  added = 0;
+
+  constructor(
+    private readonly emulator: Emulator,
+    private readonly user: string,
+    private readonly spec: { pod_uuid: string; gpu_uuid: string; gpu_nums: number },
+  ) {}
+
+  add(): void {
+    const { instance_uuid } = this.emulator.instances.createByPod(this.user, this.spec);
+    this.emulator.instances.updateTitle(this.user, instance_uuid, `decoy-${this.made++}`);
+    this.live.push(instance_uuid);
+  }
+
+  /**
+   * Destroys the oldest decoy (the list's head), and two times in three adds one at the tail: then the
+   * totals of a walk's pages agree while the instance that moved onto the page already read is skipped.
+   */
+  shift(): void {
+    const head = this.live.shift();
+    if (head === undefined) return;
+    this.emulator.instances.destroy(this.user, head);
+    this.destroyed++;
+    if (this.destroyed % 3 !== 0) {
+      this.add();
+      this.added++;
+    }
+  }
+
+  has(uuid: string): boolean {
+    return this.live.includes(uuid);
+  }
+}

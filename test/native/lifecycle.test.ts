@@ -118,6 +118,7 @@ describe("the native plugin over gRPC against the emulator", () => {
         inputs: {
           ...c.spec,
           gpuUuid: UNKNOWN,
+          title: expect.stringMatching(/^r-[0-9a-f]{7}$/),
           running: true,
           waitForServices: false,
           waitTimeoutSeconds: 900,

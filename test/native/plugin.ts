@@ -91,6 +91,13 @@ function initFailureOf(err: grpc.ServiceError): InitFailure | undefined {
   };
 }
 
+/** What else the engine may send with a Check. */
+export interface CheckExtras {
+  olds?: Props;
+  seed?: Uint8Array;
+  autonaming?: { mode: "propose" | "enforce" | "disable"; proposedName: string };
+}
+
 export interface CheckAnswer {
   inputs: Props;
   failures: { property: string; reason: string }[];
@@ -241,13 +248,24 @@ export class PluginClient {
     );
   }
 
-  check(kind: string, news: Props, name = "r"): Promise<CheckAnswer> {
+  /** Check as the engine sends it: `engine` adds the old inputs, the random seed and the autonaming options. */
+  check(kind: string, news: Props, name = "r", engine: CheckExtras = {}): Promise<CheckAnswer> {
     const req = new provproto.CheckRequest();
     req.setUrn(urn(typeToken(kind), name));
     req.setType(typeToken(kind));
     req.setName(name);
-    req.setOlds(struct({}));
+    req.setOlds(struct(engine.olds ?? {}));
     req.setNews(struct(news));
+    if (engine.seed) req.setRandomseed(engine.seed);
+    if (engine.autonaming) {
+      const options = new provproto.CheckRequest.AutonamingOptions();
+      const modes = provproto.CheckRequest.AutonamingOptions.Mode;
+      options.setMode(
+        { propose: modes.PROPOSE, enforce: modes.ENFORCE, disable: modes.DISABLE }[engine.autonaming.mode],
+      );
+      options.setProposedName(engine.autonaming.proposedName);
+      req.setAutonaming(options);
+    }
     return this.call((cb) => this.client.check(req, cb), checkAnswer);
   }
 

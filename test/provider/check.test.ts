@@ -11,9 +11,15 @@ describe("check, before any API call", () => {
   afterAll(() => h.stop());
 
   describe("Instance", () => {
-    it("fills the defaults: running true, waitTimeoutSeconds 900, waitForServices false", async () => {
+    it("fills the defaults: running true, waitTimeoutSeconds 900, waitForServices false, an autonamed title", async () => {
       expect(await h.check("Instance", pod)).toEqual({
-        inputs: { ...pod, running: true, waitTimeoutSeconds: 900, waitForServices: false },
+        inputs: {
+          ...pod,
+          title: expect.stringMatching(/^test-[0-9a-f]{7}$/),
+          running: true,
+          waitTimeoutSeconds: 900,
+          waitForServices: false,
+        },
         failures: [],
       });
     });
@@ -239,10 +245,10 @@ describe("diff", () => {
     expect(diff.replaces.sort()).toEqual(["gpuNums", "podUuid"]);
   });
 
-  it("sees no change when the title is left to the cloud", async () => {
-    expect(
-      (await h.diff("Instance", "i-1", state, { ...pod, running: true, waitTimeoutSeconds: 900 })).changes,
-    ).toBe("none");
+  it("sees no change when the program leaves out the title the state holds: check keeps it", async () => {
+    const news = await h.checked("Instance", pod, state);
+    expect(news.title).toBe("a");
+    expect((await h.diff("Instance", "i-1", state, news)).changes).toBe("none");
   });
 
   it("plans a replacement when a replace field is unknown, an update when an in-place field is", async () => {

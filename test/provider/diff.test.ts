@@ -60,9 +60,7 @@ describe("the declared diff", () => {
     expect(diffResource(instance, "i-1", stored, { ...program, podTag: "v1" }).replaces).toEqual(["podTag"]);
   });
 
-  it("reports an input the program stops setting as back at its default, unless unset keeps the cloud's value", () => {
-    const { title: _title, ...untitled } = program;
-    expect(diffResource(instance, "i-1", stored, untitled)).toMatchObject({ changes: false, properties: {} });
+  it("reports an input the program stops setting as back at its default", () => {
     const policy = {
       instanceUuid: "i-1",
       idlePeriodMinutes: 10,

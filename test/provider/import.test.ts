@@ -59,15 +59,30 @@ describe("import by id", () => {
 
   it("takes an instance made from a market image as imageUuid, and a stopped one as running: false", async () => {
     const [image] = (await w.api.catalogue.marketImages({ page: 1, page_size: 1 })).image_list;
-    const { id } = await created({ imageUuid: image.uuid, gpuUuid: w.gpu5090, gpuNums: 2, running: false });
-    expect(await imported(instance, id)).toEqual({
+    const { id, outputs } = await created({
       imageUuid: image.uuid,
       gpuUuid: w.gpu5090,
       gpuNums: 2,
       running: false,
+    });
+    expect(await imported(instance, id)).toEqual({
+      imageUuid: image.uuid,
+      gpuUuid: w.gpu5090,
+      gpuNums: 2,
+      title: outputs.title,
+      running: false,
       waitTimeoutSeconds: 900,
       waitForServices: false,
     });
+  });
+
+  it("takes an untitled instance made in the console with an explicitly empty title, so nothing changes", async () => {
+    const made = await w.api.instances.createByPod({ pod_uuid: w.podUuid, gpu_uuid: w.gpu4090, gpu_nums: 1 });
+    const inputs = await imported(instance, made.instance_uuid);
+    expect(inputs.title).toBe("");
+    // Left out of the program afterwards, the title becomes the resource's owner mark.
+    const named = await w.h.check("Instance", { ...inputs, title: undefined }, inputs);
+    expect(named.inputs.title).toMatch(/^test-[0-9a-f]{7}$/);
   });
 
   it("refuses an instance that does not exist, saying so", async () => {

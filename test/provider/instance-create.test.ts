@@ -1,8 +1,8 @@
 /**
- * The create path when answers are lost (provider/resources/instance/create.ts and the reconciler):
- * each case states what the cloud did and checks what the state and the cloud hold afterwards. The
- * provider's request timeout is 0.5 s, so its quiet, settle and claim times are 1 s each: these waits run
- * on the real clock, and no case needs them longer.
+ * The create path when answers are lost (provider/resources/instance/create.ts and lost-create/): each
+ * case states what the cloud did and checks what the state and the cloud hold afterwards. The provider's
+ * request timeout is 0.5 s, so the grace before a claim is 3 s and a claim waits 2.5 s for its rivals:
+ * these waits run on the real clock, and no case needs them longer.
  */
 import { GpuCloudClient, type Instance } from "pulumi-gpucloud/sdk";
 import type { Harness, Props, ResourceState } from "../harness";
@@ -17,10 +17,7 @@ const OTHER_KEY = "other-key";
 const CONFIG = { "gpucloud:requestTimeoutMs": "500" };
 const CREATE = "/instance/create_by_pod";
 const PENDING_ID = /^pending-create:\d+:[0-9a-f]{8}$/;
-/**
- * How much later on the cloud's clock a later run comes, where its timing is not what a test is about:
- * past every window of the earlier run, so the quiet rule counts a candidate's age.
- */
+/** How much later on the cloud's clock a later run comes, where its timing is not what a test is about. */
 const LATER_RUN_SECONDS = 60;
 
 jest.setTimeout(180_000);
@@ -122,6 +119,44 @@ describe("creates whose answers are lost", () => {
     }
   });
 
+  it("leaves alone an instance another deployer titles late in the grace, long after a request or two", async () => {
+    // The grace is 3 s at a 0.5 s request timeout: any creator that got its answer has titled by then.
+    let theirs: Promise<Instance> | undefined;
+    const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate(2000)));
+    await fault("drop_after_commit");
+    try {
+      const state = await w.advancing(w.h.create("Instance", await inputs({ title: "ours" })));
+      const foreign = (await theirs!).instance_uuid;
+      expect(state.id).not.toBe(foreign);
+      expect(await titles()).toEqual({ [state.id]: "ours", [foreign]: "theirs" });
+    } finally {
+      undo();
+    }
+  });
+
+  it("names the field in which an untitled instance of the same pod in its window differs, and never adopts it", async () => {
+    let theirs: Promise<Instance> | undefined;
+    const undo = whenCalled(CREATE, () => {
+      theirs ??= other.instances.createByPod({ pod_uuid: w.podUuid, gpu_uuid: w.gpu4090, gpu_nums: 2 });
+    });
+    // Nothing made, and the deadline passes before the call has settled: not sent again.
+    await fault("reset");
+    let failure: unknown;
+    try {
+      failure = await w.h
+        .create("Instance", await inputs({ title: "one-gpu", waitTimeoutSeconds: 1 }))
+        .catch((e: unknown) => e);
+    } finally {
+      undo();
+    }
+    const near = (await theirs!).instance_uuid;
+    expect(String(failure)).toContain(
+      `instance ${near} appeared untitled in the window but was not adopted: gpuNums is 1 in your program but 2 on the instance`,
+    );
+    expect(String(failure)).toMatch(/so none was made; it was not sent again/);
+    expect(await titles()).toEqual({ [near]: "" });
+  });
+
   it("rides out an outage in the middle of a claim", async () => {
     // The claim's write is the first title change: the lost create's instance has none until adopted.
     let armed = false;
@@ -164,31 +199,6 @@ describe("creates whose answers are lost", () => {
         w.emulator.faults.clear();
       }
     };
-
-    it("names the field in which an untitled instance of the same pod in its window differs, and never adopts it", async () => {
-      let theirs: Promise<Instance> | undefined;
-      const undo = whenCalled(CREATE, () => {
-        theirs ??= other.instances.createByPod({ pod_uuid: w.podUuid, gpu_uuid: w.gpu4090, gpu_nums: 2 });
-      });
-      // Nothing made, and the deadline comes before the settle time ends: the outcome stays unknown.
-      await fault("reset");
-      let failure: InitFailure;
-      try {
-        failure = await expectPending(
-          w.h.create("Instance", await inputs({ title: "one-gpu", waitTimeoutSeconds: 1 })),
-        );
-      } finally {
-        undo();
-      }
-      const near = (await theirs!).instance_uuid;
-      const reason = `instance ${near} appeared untitled in the window but was not adopted: gpuNums is 1 in your program but 2 on the instance`;
-      expect(failure.properties.pendingCreate).toMatchObject({
-        reason: expect.stringContaining(reason),
-        candidates: [],
-      });
-      expect(failure.message).toContain(reason);
-      expect(await titles()).toEqual({ [near]: "" });
-    });
 
     it("records a pending create in state, and refresh, up and destroy of a later run resolve it", async () => {
       const later = nextRun();
@@ -239,43 +249,6 @@ describe("creates whose answers are lost", () => {
       const [ra, rb] = await Promise.all([next.refresh("Instance", a), next.refresh("Instance", b)]);
       expect(new Set([ra.id, rb.id]).size).toBe(2);
       expect(await titles()).toEqual({ [ra.id]: "a", [rb.id]: "b" });
-    });
-
-    it("keeps a record ambiguous while a foreign untitled instance shares its window, and resolves it once that one is titled", async () => {
-      // The later run comes at once on the cloud's clock: it waits out what is left of the settle time.
-      // A refresh of the record waits at most waitTimeoutSeconds (3): the second one here needs the
-      // settle, quiet and claim times, 1 s each.
-      const later = nextRun();
-      let theirs: Promise<Instance> | undefined;
-      const undo = whenCalled(CREATE, () => (theirs ??= foreignCreate()));
-      await fault("drop_after_commit");
-      let failure: InitFailure;
-      try {
-        failure = await expectPending(
-          w.h.create("Instance", await inputs({ title: "ours", waitTimeoutSeconds: 3 })),
-        );
-      } finally {
-        undo();
-      }
-      const foreign = (await theirs!).instance_uuid;
-      const ours = Object.keys(await titles()).find((id) => id !== foreign)!;
-      expect(failure.message).toMatch(/untitled instances of this spec appeared/);
-      expect(failure.properties.pendingCreate).toMatchObject({
-        candidates: expect.arrayContaining([expect.objectContaining({ instanceUuid: foreign })]),
-      });
-      const record: ResourceState = { id: failure.id, inputs: {}, outputs: failure.properties };
-
-      const next = await later;
-      const ambiguous = await next.refresh("Instance", record).catch((e: Error) => e);
-      expect(String(ambiguous)).toMatch(new RegExp(`Could not resolve the pending create ${failure.id}`));
-      expect(String(ambiguous)).toContain(foreign);
-      expect(String(ambiguous)).toContain(ours);
-      expect(String(ambiguous)).toMatch(/Title or destroy the instance that is not this stack's/);
-
-      await other.instances.updateTitle(foreign, "theirs");
-      const resolved = await next.refresh("Instance", record);
-      expect(resolved.id).toBe(ours);
-      expect(await titles()).toEqual({ [ours]: "ours", [foreign]: "theirs" });
     });
 
     it("destroys nothing when the only candidate of a pending record was titled by someone else", async () => {

@@ -130,6 +130,24 @@ describe.each(DOORS)("Instance against the emulator, through the %s door", (door
       expect(repaired.outputs.title).toBe("mine");
     });
 
+    it("gives an instance whose title was cleared in the console its owner's mark again", async () => {
+      const program = { ...w.spec };
+      const named = await w.advancing(w.h.create("Instance", await w.h.checked("Instance", program)));
+      const mark = named.inputs.title as string;
+      expect(mark).toMatch(/-[0-9a-f]{7}$/);
+      await w.api.instances.updateTitle(named.id, "");
+      const refreshed = await w.h.refresh("Instance", named);
+      const news = await w.h.checked("Instance", program, refreshed.inputs);
+      expect(news.title).toMatch(/-[0-9a-f]{7}$/);
+      expect(await w.h.diff("Instance", named.id, refreshed.outputs, news)).toMatchObject({
+        changes: "some",
+        replaces: [],
+      });
+      const repaired = await w.h.update("Instance", refreshed, news);
+      expect(repaired.outputs.title).toBe(news.title);
+      await w.h.delete("Instance", repaired);
+    });
+
     it("sees an instance shut down by its idle policy and starts it again", async () => {
       await w.api.instances.setIdleClose({ instance_uuid: state.id, idle_period_minutes: 10 });
       await w.emu.admin("PUT", `/instances/${state.id}/utilization`, { gpu: 0, fb: 0 });

@@ -1,5 +1,5 @@
-/** The matching of lost creates to the instances that appeared (provider/resources/instance/matching.ts). */
-import { maximumMatching } from "../../provider/resources/instance/matching";
+/** The matching of lost creates to the instances that appeared (provider/resources/instance/lost-create/matching.ts). */
+import { maximumMatching } from "../../provider/resources/instance/lost-create/matching";
 
 /** Claimants admit instances created at or after their window's start. */
 const admits = (createdAt: number, windowStart: number) => createdAt >= windowStart;

@@ -70,3 +70,33 @@ export function onInstancesMade(
     store.createByImage = createByImage;
   };
 }
+
+/**
+ * Runs `written(uuid, title, logged)` for every title an API update_title call writes, as the cloud
+ * carries it out (a late commit, when it lands), with that call's log entry.
+ */
+export function onTitlesWritten(
+  emulator: Emulator,
+  written: (instanceUuid: string, title: string, logged: LoggedRequest) => void,
+): () => void {
+  const room = emulator.rooms.find((r) => r.name === "instances") as unknown as { ctx: RoomContext };
+  const { ctx } = room;
+  const store = emulator.instances;
+  const currentUser = ctx.currentUser;
+  const updateTitle = store.updateTitle;
+  let caller: LoggedRequest | undefined;
+  ctx.currentUser = (request) => {
+    caller = request.logged;
+    return currentUser(request);
+  };
+  store.updateTitle = (user: string, instanceUuid: string, title: string) => {
+    const by = caller;
+    caller = undefined;
+    updateTitle.call(store, user, instanceUuid, title);
+    if (by?.path === "/instance/update_title") written(instanceUuid, title, by);
+  };
+  return () => {
+    ctx.currentUser = currentUser;
+    store.updateTitle = updateTitle;
+  };
+}

@@ -64,5 +64,10 @@ export async function gpucloudHarness({
     assertBuilt();
     return Harness.start({ frontDoor: nativeFrontDoor(gpucloudPlugin()), module: "gpucloud", ...options });
   }
-  return Harness.start({ providers: await providerTexts(), module: "gpucloud", ...options });
+  return Harness.start({
+    providers: await providerTexts(),
+    module: "gpucloud",
+    namesInInputs: true,
+    ...options,
+  });
 }

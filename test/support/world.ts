@@ -83,6 +83,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
 
 /** Every instance the emulator holds, read from its instances room (the snapshot is the record list). */
 function instancesIn(emulator: Emulator): string[] {
+  return [...titlesIn(emulator).keys()].sort();
+}
+
+/** Every instance's title, from the emulator's own state (no API call, no fault). */
+export function titlesIn(emulator: Emulator): Map<string, string> {
   const room = emulator.rooms.find((r) => r.name === "instances");
-  return ((room?.snapshot() ?? []) as { instance_uuid: string }[]).map((i) => i.instance_uuid).sort();
+  const records = (room?.snapshot() ?? []) as { instance_uuid: string; title?: string }[];
+  return new Map(records.map((i) => [i.instance_uuid, i.title ?? ""]));
 }

@@ -8,6 +8,7 @@ import type { ProviderContext } from "../../framework/context";
 import { sameValue } from "../../framework/diff";
 import { isHalting, RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
 import type { InstanceInputs } from "./inputs";
+import { isClaimToken } from "./lost-create/claim";
 import { changePower } from "./power";
 import { instanceReads } from "./reads";
 import { waitForServices } from "./services";
@@ -105,7 +106,10 @@ export async function converge(
   let cloud = created ?? (await reads.info(instanceUuid));
   const plan = planConverge(cloud, olds, news);
   if (plan.setsTimer) await assertTimerAhead(ctx, plan.timer!);
-  if (plan.rename !== undefined) await api.instances.updateTitle(instanceUuid, plan.rename);
+  if (plan.rename !== undefined) {
+    if (isClaimToken(cloud.title)) throw beingClaimed(instanceUuid, cloud.title!);
+    await api.instances.updateTitle(instanceUuid, plan.rename);
+  }
   // True while `cloud` is a full record read after the last change made here.
   let current = created === undefined && plan.rename === undefined;
   const wait = async (statuses: number[]) => {
@@ -138,6 +142,19 @@ export async function converge(
     cloud = await wait(STOPPED);
   }
   return current ? cloud : reads.info(instanceUuid);
+}
+
+/**
+ * An instance that bears a claim token is being taken over by the recovery of a lost create (this
+ * stack's or another's): renaming it now could hand one instance to two stacks.
+ */
+function beingClaimed(instanceUuid: string, token: string): Error {
+  return new Error(
+    `Could not title instance ${instanceUuid}: it bears the claim token ${JSON.stringify(token)}, so the recovery of a lost create ` +
+      "(of this stack or of another deployer on the account) is taking it over, and retitling it now could give it to two stacks. " +
+      "Run `pulumi refresh` after a few minutes: a claim that stands leaves the instance titled by its new owner; " +
+      "if the token stays, the claim was abandoned, and you may title the instance in the console and run `pulumi up` again.",
+  );
 }
 
 /** Sets the scheduled shutdown, or cancels it when `at` is undefined. */

@@ -1,9 +1,10 @@
 /**
- * The create path of Instance: make the instance (or adopt one), bring it to the wanted state, and never
- * leave a paid instance that the state does not know, never make two where one was declared, never take
- * another owner's (DESIGN §3). Creates run in parallel; a create whose answer is lost is settled by the
- * reconciler of its spec (reconciler.ts), and one whose outcome stays unknown is recorded in the state as
- * a pending create (pending-record.ts) that the next run resolves (pending-resolution.ts).
+ * The create path of Instance: make the instance (or adopt one), mark it as this stack's, bring it to
+ * the wanted state, and never leave a paid instance that the state does not know, never make two where
+ * one was declared, never take another owner's. Creates run in parallel; every instance made carries its
+ * owner's mark right after the answer (owner-mark.ts); a create whose answer is lost is settled by the
+ * reconciler of its spec (lost-create/reconciler.ts), and one whose outcome stays unknown is recorded in
+ * the state as a pending create (lost-create/pending-record.ts) that the next run resolves.
  */
 import {
   NotFoundError,
@@ -16,17 +17,28 @@ import {
 } from "../../../sdk";
 import { formatWait } from "../../../sdk/answers";
 import { untilAborted } from "../../../sdk/sleep";
-import type { ProviderContext } from "../../framework/context";
+import { warn, type ProviderContext } from "../../framework/context";
 import { isCancelled, messageOf, ResourceInitError } from "../../framework/errors";
 import { converge } from "./converge";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
-import { pendingCreateError, unresolvedError } from "./pending-record";
+import { newClaimantId } from "./lost-create/claim";
+import { pendingCreateError, unresolvedError } from "./lost-create/pending-record";
+import {
+  recordReturned,
+  recordSettled,
+  releaseClaim,
+  resolveByAdoption,
+  resolveRecord,
+  takeRecord,
+} from "./lost-create/pending-resolution";
+import { reconcilerFor, type Claimant } from "./lost-create/reconciler";
+import { markTaken } from "./lost-create/taken";
+import { recoveryTiming } from "./lost-create/timing";
+import { openWindow } from "./lost-create/window";
+import { markAnswered } from "./owner-mark";
 import { NEXT_STEP, PowerChangeUnsettledError } from "./power";
-import { releaseClaim, resolveByAdoption, resolveRecord, takeRecord } from "./pending-resolution";
 import { instanceReads } from "./reads";
-import { createTiming, newClaimantId, reconcilerFor, type Claimant } from "./reconciler";
-import { markTaken } from "./taken";
 import { assertTimerAhead } from "./timer";
 
 /** Creates (or adopts) the instance `inputs` describe and brings it to their state; the cloud's record. */
@@ -34,14 +46,14 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
   if (inputs.shutdownAt !== undefined) await assertTimerAhead(ctx, inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
-  const made = await makeInstance(ctx, inputs, deadline);
+  const made = await makeMarkedInstance(ctx, inputs, deadline);
   const uuid = made.instance.instance_uuid;
   try {
     if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
     // Converging again is safe (it reads the instance afresh and does what is still missing), so it
     // rides out an outage until the create's deadline instead of destroying an instance made fine.
     let known: CloudInstance | undefined = made.instance;
-    const olds = { title: made.claimed ? inputs.title : undefined };
+    const olds = { title: inputs.title };
     return await retryUntil(
       () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
       { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
@@ -78,33 +90,77 @@ async function adopt(
     );
   }
   markTaken(instanceUuid);
-  resolveByAdoption(spec, cloud);
+  resolveByAdoption(spec, inputs.title, cloud);
   return converge(ctx, instanceUuid, { title: cloud.title }, inputs);
 }
 
 interface Made {
   instance: CloudInstance;
-  /** Adopted after a lost answer: it bears a claim token until its title is set. */
+  /** Adopted after a lost answer: it bears a claim token until it takes its mark. */
   claimed: boolean;
+  /** When the create call answered with it (epoch ms); undefined for a claimed one. */
+  answeredAt?: number;
 }
 
 /**
- * An instance of the spec for this create: the one a pending record of an earlier run made (when Diff
- * registered one of this spec), else a new one. A lost answer is settled by the spec's reconciler: the
+ * An instance of the spec for this create that is this stack's: made by a create call and marked as
+ * this resource's, or claimed. One that someone else titled or claimed before this create could mark it
+ * is theirs, and another is made.
+ */
+async function makeMarkedInstance(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  deadline: number,
+): Promise<Made> {
+  for (;;) {
+    const made = await makeInstance(ctx, inputs, deadline);
+    if (made.answeredAt === undefined) return made;
+    const marking = await markAnswered(
+      ctx,
+      made.instance,
+      inputs.title ?? "",
+      made.answeredAt,
+      deadline,
+    ).catch((err: unknown) => {
+      if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
+      throw keptUnmarked(inputs, made.instance, err);
+    });
+    if (marking.kind === "marked") return made;
+    warn(
+      `Instance ${made.instance.instance_uuid}, made by a create of ${describeSpec(specOf(inputs))}, is not this stack's: ${marking.why}. ` +
+        "This create makes another.",
+    );
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `Could not create instance: the instance ${made.instance.instance_uuid} it made was taken before it could be titled (${marking.why}), ` +
+          `and waitTimeoutSeconds (${inputs.waitTimeoutSeconds}) had passed, so no other was made. Run the update again.`,
+      );
+    }
+  }
+}
+
+/**
+ * An instance of the spec for this create: the one a pending record of this resource made in an earlier
+ * run (when Diff registered one), else a new one. A lost answer is settled by the spec's reconciler: the
  * instance it made is adopted, or, when nothing was made, the create is sent again within the deadline.
  */
 async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadline: number): Promise<Made> {
   const spec = specOf(inputs);
-  const record = takeRecord(spec);
+  const record = takeRecord(spec, inputs.title);
   if (record) {
     const outcome = await unlessCancelled(ctx, resolveRecord(ctx, record, deadline), () => {
+      recordReturned(record);
       throw cancelledError(
         `while resolving the pending create ${record.id} of an earlier run, before any create call was sent; ` +
           "the stack still records it, and the next `pulumi up`, `pulumi refresh` or `pulumi destroy` resolves it",
       );
     });
+    if (outcome.kind === "unknown") {
+      recordReturned(record);
+      throw unresolvedError(record, outcome);
+    }
+    recordSettled(record);
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
-    if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   }
   for (;;) {
     const sent = await send(ctx, spec, deadline).catch((err: unknown) => {
@@ -112,7 +168,8 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
         throw cancelledError("before the create call was sent, so no instance was made");
       throw refusedForLong(err) ?? err;
     });
-    if (sent.kind === "answered") return { instance: sent.instance, claimed: false };
+    if (sent.kind === "answered")
+      return { instance: sent.instance, claimed: false, answeredAt: sent.answeredAt };
     // Cancelled while the lost answer is settled: the outcome is left unknown, and recorded below.
     const reconciler = reconcilerFor(ctx, spec);
     const outcome = await unlessCancelled(ctx, reconciler.settle(sent.claimant), () =>
@@ -122,14 +179,12 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
       ),
     );
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
-    if (outcome.kind === "unknown") {
-      const windowEnd = windowEndAfter(ctx.api, sent.lostAt + createTiming(ctx.settings).settleMs);
-      throw pendingCreateError(inputs, spec, sent.claimant, windowEnd, outcome);
-    }
+    if (outcome.kind === "unknown") throw pendingCreateError(inputs, spec, sent.claimant, outcome);
     if (Date.now() >= deadline) {
+      const nearMisses = outcome.nearMisses.map((miss) => ` (${miss})`).join("");
       throw new Error(
         `Could not create instance: the answer to the create call was lost (${sent.lost.message}) and no instance of ` +
-          `${describeSpec(spec)} appeared, so none was made; it was not sent again because waitTimeoutSeconds ` +
+          `${describeSpec(spec)} appeared${nearMisses}, so none was made; it was not sent again because waitTimeoutSeconds ` +
           `(${inputs.waitTimeoutSeconds}) had passed. Run the update again.`,
       );
     }
@@ -137,44 +192,42 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
 }
 
 type Sent =
-  | { kind: "answered"; instance: CloudInstance }
-  | { kind: "lost"; claimant: Claimant; lost: OutcomeUnknownError; lostAt: number };
+  | { kind: "answered"; instance: CloudInstance; answeredAt: number }
+  | { kind: "lost"; claimant: Claimant; lost: OutcomeUnknownError };
 
 /**
  * One create call, after a listing (both ride out an outage until the deadline). A failure that proves
  * the call did no work (not sent, 429, 503: the SDK's transient errors of an unsafe call) sends it
- * again; a lost answer returns the claimant its reconciliation needs.
+ * again; a lost answer returns the claimant its reconciliation needs, its window opened by what the
+ * listings before the call showed.
  */
 async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): Promise<Sent> {
   const reads = instanceReads(ctx.api);
-  const timing = createTiming(ctx.settings);
+  const timing = recoveryTiming(ctx.settings);
   const until = { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal };
   await retryUntil(() => reads.freshWalk(), until);
   return retryUntil(async ({ deadline: callDeadline }) => {
     // Taken as the call goes out: a walk that ends while it is out may already list the new instance.
-    const listedBefore = new Set(reads.everListed);
-    const windowStart = cloudSeconds(reads.lastWalkCloudMs) - 1;
+    const window = openWindow(reads.newestCreateTime, reads.everListed);
     try {
       // Never given the signal: a create cut off half way could make an instance nobody knows of. Once
       // sent it finishes (within its request timeout), and a lost answer is reconciled below.
       const instance = await createCall(ctx.api, spec, { deadline: callDeadline });
       markTaken(instance.instance_uuid);
-      return { kind: "answered", instance };
+      return { kind: "answered", instance, answeredAt: Date.now() };
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;
-      const lostAt = Date.now();
+      const settledAt = Date.now() + timing.lateCommitMs;
       return {
         kind: "lost",
         lost: err,
-        lostAt,
+        // A pending record is written only once the call has settled, whatever the deadline.
         claimant: {
           id: newClaimantId(),
-          windowStart,
-          listedBefore,
+          window,
           earlierRun: false,
-          notMadeAfter: lostAt + timing.settleMs + timing.quietMs,
-          // A pending record is written only once a late commit would have shown (its window ends then).
-          giveUpAt: Math.max(deadline, lostAt + timing.settleMs),
+          settledAt,
+          giveUpAt: Math.max(deadline, settledAt),
         },
       };
     }
@@ -200,24 +253,6 @@ function createCall(api: GpuCloudClient, spec: CreateSpec, call: CallOptions): P
   return spec.imageUuid !== undefined
     ? api.instances.createByImage({ image_uuid: spec.imageUuid, ...gpu }, call)
     : api.instances.createByPod({ pod_uuid: spec.podUuid!, pod_tag: spec.podTag, ...gpu }, call);
-}
-
-/**
- * Cloud Unix seconds from a reading of the cloud's clock. Without one (a cloud that sends no Date), the
- * local clock less a minute for skew.
- */
-function cloudSeconds(cloudMs: number | undefined): number {
-  return Math.floor((cloudMs ?? Date.now() - 60_000) / 1000);
-}
-
-/**
- * The end of a pending record's window, on the cloud's clock: now, or when the settle time of the lost
- * answer ends (`settleEndsAt`, epoch ms) if the record is written sooner, plus the Date header's second.
- */
-function windowEndAfter(api: GpuCloudClient, settleEndsAt: number): number {
-  const now = Date.now();
-  const cloudNow = api.cloudNow() ?? now + 60_000;
-  return Math.ceil((cloudNow + Math.max(0, settleEndsAt - now)) / 1000) + 1;
 }
 
 /**
@@ -279,6 +314,20 @@ function keptAfterUnsettledPower(
   );
 }
 
+/**
+ * A new instance whose mark could not be confirmed either way (the cloud failed every read until the
+ * create's deadline) is kept in the stack, not destroyed: it may already carry the mark, and another
+ * deployer may already hold it. The next `pulumi up` titles it, unless a recovery is claiming it then.
+ */
+function keptUnmarked(inputs: InstanceInputs, instance: CloudInstance, cause: unknown): ResourceInitError {
+  const uuid = instance.instance_uuid;
+  return new ResourceInitError(
+    `Could not create instance: the new instance ${uuid} could not be given its title, the mark that tells it is this stack's ` +
+      `(${messageOf(cause)}). The instance is kept in the stack, not destroyed. ${NEXT_STEP}`,
+    { id: uuid, state: { inputs, cloud: instance } },
+  );
+}
+
 /** A create cancelled before it made anything: a plain failure, since there is nothing to keep. */
 function cancelledError(when: string): Error {
   return new Error(
@@ -303,7 +352,7 @@ function unlessCancelled<T>(ctx: ProviderContext, work: Promise<T>, onCancel: ()
 /**
  * A create cancelled (the engine's Cancel, Ctrl-C) once its instance existed keeps it: the state holds it
  * (ErrorResourceInitFailed with its id), and the next `pulumi up` finishes it. Nothing is destroyed in a
- * hurry. The title counts as not set yet (it may not be), so the next update sets it.
+ * hurry. The stored title is the cloud's (none, or the mark if it landed), so the next update sets the mark.
  */
 function keptAfterCancel(
   inputs: InstanceInputs,
@@ -314,6 +363,6 @@ function keptAfterCancel(
   return new ResourceInitError(
     `Could not create instance: ${cancelled.message}. The instance ${uuid} was made and is kept in the stack, ` +
       "not destroyed: run `pulumi up` to finish it, or `pulumi destroy` to remove it.",
-    { id: uuid, state: { inputs: { ...inputs, title: undefined }, cloud: instance } },
+    { id: uuid, state: { inputs, cloud: instance } },
   );
 }

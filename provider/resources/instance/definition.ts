@@ -1,6 +1,12 @@
 /** The Instance resource: a rented GPU instance (DESIGN §3). */
 import { z } from "zod";
-import { collect, instanceStatusName, TimeoutError, type Instance as CloudInstance } from "../../../sdk";
+import {
+  collect,
+  instanceStatusName,
+  TimeoutError,
+  TITLE_MAX,
+  type Instance as CloudInstance,
+} from "../../../sdk";
 import { parsedOrExplained } from "../../framework/check";
 import type { ProviderContext } from "../../framework/context";
 import { defineResource, outputFields } from "../../framework/define-resource";
@@ -10,10 +16,10 @@ import { POWERED_ON, services, shutdownAtInput, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
 import { instanceChecks, InstanceInputs, REPLACING_INPUTS } from "./inputs";
-import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./pending-record";
-import { deletePending, readPending, registerRecord } from "./pending-resolution";
+import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./lost-create/pending-record";
+import { deletePending, readPending, registerRecord } from "./lost-create/pending-resolution";
+import { markTaken } from "./lost-create/taken";
 import { instanceReads, instanceUnlessGone } from "./reads";
-import { markTaken } from "./taken";
 
 const ServiceOutput = z
   .object({
@@ -88,7 +94,11 @@ const outputs = {
   ),
 };
 
-/** The inputs as the cloud has them now: refresh rebuilds these so drift shows and nothing else does. */
+/**
+ * The inputs as the cloud has them now: refresh rebuilds these so drift shows and nothing else does. A
+ * title changed in the console shows as a change of the input: a declared title is put back by the next
+ * `up`; an autonamed one keeps its new name (still a mark), and one cleared gets a new autoname at Check.
+ */
 function cloudInputs(inputs: InstanceInputs, cloud: CloudInstance): InstanceInputs {
   return plainJson({
     ...inputs,
@@ -111,12 +121,12 @@ export const instance = defineResource({
     "A GPU instance. Adopt an existing one with `adoptInstanceUuid` (dynamic providers cannot `import`).",
   inputs: InstanceInputs,
   outputs,
+  autoname: { input: "title", maxLength: TITLE_MAX },
   diff: {
     replaceOnChanges: REPLACING_INPUTS,
-    // An absent title means the program leaves the title alone (DESIGN §3 is silent on clearing it).
     // An absent podTag means "the latest at creation", which a running instance already was: removing a
-    // pin, or an import's podTag (DESIGN §8) the program leaves out, must not replace a paid instance.
-    keepWhenUnset: ["title", "podTag"],
+    // pin, or an import's podTag the program leaves out, must not replace a paid instance.
+    keepWhenUnset: ["podTag"],
     // Pinning the tag the instance already runs asks for nothing new: only another tag replaces it.
     sameAsOutput: { podTag: "imageTag" },
     adoptsById: "adoptInstanceUuid",
@@ -135,7 +145,8 @@ export const instance = defineResource({
   async read(ctx, id, olds, stored) {
     if (isPendingId(id)) {
       const made = await readPending(ctx, id, olds, stored);
-      return made && { id: made.instance_uuid, ...state(olds, made) };
+      // A record written before resources had marks has no title: the claim token it keeps is its mark.
+      return made && { id: made.instance_uuid, ...state({ ...olds, title: olds.title ?? made.title }, made) };
     }
     markTaken(id);
     const cloud = await instanceUnlessGone(ctx.api, id);
@@ -194,7 +205,9 @@ export const instance = defineResource({
         ...(await createdFrom(ctx, cloud)),
         gpuUuid: cloud.gpu_uuid,
         gpuNums: cloud.gpu_nums,
-        title: cloud.title || undefined,
+        // An untitled instance imports with an explicitly empty title, so Check and Diff of the imported
+        // inputs show no change; left out of the program, the next up gives it its owner's mark.
+        title: cloud.title ?? "",
         running: POWERED_ON.includes(cloud.status),
         shutdownAt: shutdownAtInput(cloud),
       },

@@ -74,7 +74,10 @@ export const InstanceInputs = z.object({
     })
     .optional()
     .describe(
-      `Instance name, at most ${TITLE_MAX} characters. When absent the provider leaves the cloud's title alone.`,
+      `Instance name, at most ${TITLE_MAX} characters: the owner's mark that tells this stack's instance from any other ` +
+        "on the account. Left out, the provider names the instance `<resource name>-<7 random hex>` once and keeps that " +
+        "name in the state. An empty title turns the mark off: a lost create of the same spec, in any stack on the " +
+        "account, may then take the instance.",
     ),
   running: z.boolean({ error: "must be a boolean" }).default(true).describe("Desired power state."),
   shutdownAt: shutdownAt

@@ -19,7 +19,7 @@ import type { ProviderContext } from "../../framework/context";
 import { isCancelled, messageOf } from "../../framework/errors";
 import { isHalting, POWERED_ON, RUNNING, STOPPED } from "./cloud";
 import { instanceReads } from "./reads";
-import { lateCommitMs } from "./reconciler";
+import { lateCommitMs } from "./lost-create/timing";
 
 export type PowerChange = "start" | "stop";
 

@@ -102,6 +102,7 @@ export class InstanceReads {
   private queued: Promise<Walk> | undefined;
   private readonly waiters = new Set<Waiter>();
   private readonly listed = new Set<string>();
+  private newestListed: number | undefined;
   private lastCloudMs: number | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
 
@@ -120,6 +121,14 @@ export class InstanceReads {
   /** Every uuid a finished walk listed: each of these instances existed before now. */
   get everListed(): ReadonlySet<string> {
     return this.listed;
+  }
+
+  /**
+   * The newest create time (cloud Unix seconds) any finished walk listed: everything made after this call
+   * is at least as new, on the clock that stamps every create time. Undefined before any create time was seen.
+   */
+  get newestCreateTime(): number | undefined {
+    return this.newestListed;
   }
 
   /** The cloud's time as the latest finished walk ended (see Walk.cloudMs). */
@@ -249,7 +258,12 @@ export class InstanceReads {
     const settled = walk.then(
       (w) => {
         pages = w.pages;
-        for (const uuid of w.instances.keys()) this.listed.add(uuid);
+        for (const [uuid, instance] of w.instances) {
+          this.listed.add(uuid);
+          const created = instance.create_time;
+          if (created !== undefined && (this.newestListed === undefined || created > this.newestListed))
+            this.newestListed = created;
+        }
         if (w.cloudMs !== undefined) this.lastCloudMs = Math.max(this.lastCloudMs ?? 0, w.cloudMs);
         return this.offerToWaiters(number, w);
       },

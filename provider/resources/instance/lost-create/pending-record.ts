@@ -3,34 +3,52 @@
  * `pulumi up`, `refresh` or `destroy` resolves it before creating anything new (the state is the only
  * journal that outlives the provider process). Its id marks it (`pending-create:<t0>:<8 hex>`, never an
  * instance uuid) and its output `pendingCreate` holds the spec, the window in which an instance it made
- * was created, why the outcome is unknown and the instances that could be it.
+ * was created (window.ts), why the outcome is unknown and the instances that could be it. Its inputs keep
+ * the resource's title, the mark its instance will carry: only the Create of that same resource may take
+ * the record over.
  */
 import { z } from "zod";
-import type { Instance as CloudInstance } from "../../../sdk";
-import { issueText } from "../../framework/check";
-import { ResourceInitError } from "../../framework/errors";
-import { CreateSpec, describeSpec } from "./create-spec";
-import type { InstanceInputs } from "./inputs";
+import type { Instance as CloudInstance } from "../../../../sdk";
+import { issueText } from "../../../framework/check";
+import { ResourceInitError } from "../../../framework/errors";
+import { CreateSpec, describeSpec, matchesSpec, type CreateSpec as Spec } from "../create-spec";
+import type { InstanceInputs } from "../inputs";
 import type { Claimant } from "./reconciler";
+import type { CreateWindow } from "./window";
 
 const ID_PATTERN = /^pending-create:(\d+):([0-9a-f]{8})$/;
 
 /** The output that holds the record; null for an instance. */
 export const PENDING_OUTPUT = "pendingCreate";
 
+const cloudSeconds = (what: string) => z.number().int().nullable().describe(`Cloud Unix seconds: ${what}`);
+
 export const PendingCreate = z
   .object({
     spec: CreateSpec,
-    windowStart: z
-      .number()
-      .int()
-      .describe("Cloud Unix seconds: an instance it made was created at or after this."),
-    windowEnd: z.number().int().describe("Cloud Unix seconds: ... and at or before this."),
+    windowStart: cloudSeconds(
+      "an instance it made was created at or after this (the newest create time listed before the call; null when none was).",
+    ),
+    windowEnd: cloudSeconds(
+      "... and at or before this (the newest create time listed once the call had settled; null when no such listing was read).",
+    ),
+    listedBefore: z
+      .array(z.string())
+      .default([])
+      .describe(
+        "Instances of the spec created in the second windowStart and listed before the call: not its own.",
+      ),
+    listedAtEnd: z
+      .array(z.string())
+      .default([])
+      .describe(
+        "Instances created in the second windowEnd that the listing closing the window showed: only these of that second can be its own.",
+      ),
     reason: z.string().describe("Why the outcome stayed unknown."),
     candidates: z
       .array(
         z.object({
-          instanceUuid: z.string().describe("An untitled instance of the spec listed in the window."),
+          instanceUuid: z.string().describe("An unmarked instance of the spec listed in the window."),
           createTime: z.number().int().nullable().describe("When it was created, Unix seconds."),
         }),
       )
@@ -48,6 +66,8 @@ export interface PendingRecord {
   /** The 8 hex of the id: the claimant that sent the create, whose claim tokens carry it. */
   claimantId: string;
   pending: PendingCreate;
+  /** The title of the record's resource: its instance's mark, and how its own Create is known. */
+  mark: string | undefined;
 }
 
 export function isPendingId(id: string): boolean {
@@ -55,7 +75,7 @@ export function isPendingId(id: string): boolean {
 }
 
 function pendingId(claimant: Claimant): string {
-  return `pending-create:${claimant.windowStart + 1}:${claimant.id}`;
+  return `pending-create:${(claimant.window.start ?? 0) + 1}:${claimant.id}`;
 }
 
 /** Why a stored pendingCreate is not a record, in words. */
@@ -75,30 +95,74 @@ export function pendingRecordOf(id: string, stored: Record<string, unknown>): Pe
         "List your instances, adopt the right one with adoptInstanceUuid, and remove this resource from the state with `pulumi state delete`.",
     );
   }
-  return { id, claimantId: match[2], pending: parsed.data };
+  const mark = typeof stored.title === "string" ? stored.title : undefined;
+  return { id, claimantId: match[2], pending: parsed.data, mark };
+}
+
+/** The record's window, as the reconciler reads it. */
+export function recordWindow(pending: PendingCreate): CreateWindow {
+  const closed = pending.windowEnd !== null;
+  return {
+    start: pending.windowStart ?? undefined,
+    listedBefore: new Set(pending.listedBefore),
+    closed,
+    end: pending.windowEnd ?? undefined,
+    listedAtEnd: new Set(pending.listedAtEnd),
+  };
 }
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 function windowText(pending: PendingCreate): string {
-  return `${describeSpec(pending.spec)}, created between ${iso(pending.windowStart)} and ${iso(pending.windowEnd)}`;
+  const from = pending.windowStart === null ? "any time" : iso(pending.windowStart);
+  const to = pending.windowEnd === null ? "an end not yet known" : iso(pending.windowEnd);
+  return `${describeSpec(pending.spec)}, created between ${from} and ${to}`;
+}
+
+/**
+ * The window as the state keeps it: of the instances listed before the call, only those of the spec in
+ * the window's first second matter later (older ones fall outside it by their create time), and of the
+ * closing listing's last second, only those of the spec.
+ */
+function storedWindow(
+  window: CreateWindow,
+  spec: Spec,
+  listed: readonly CloudInstance[],
+): Pick<PendingCreate, "windowStart" | "windowEnd" | "listedBefore" | "listedAtEnd"> {
+  const ofSpec = listed.filter((i) => matchesSpec(i, spec));
+  return {
+    windowStart: window.start ?? null,
+    windowEnd: window.closed ? (window.end ?? window.start ?? null) : null,
+    listedBefore: ofSpec
+      .filter(
+        (i) => window.listedBefore.has(i.instance_uuid) && (i.create_time ?? window.start) === window.start,
+      )
+      .map((i) => i.instance_uuid),
+    listedAtEnd: window.closed
+      ? ofSpec.filter((i) => window.listedAtEnd.has(i.instance_uuid)).map((i) => i.instance_uuid)
+      : [],
+  };
 }
 
 /**
  * The create's failure when its outcome stayed unknown: ErrorResourceInitFailed with the pending id,
- * so the state records it instead of forgetting an instance that may bill.
+ * so the state records it instead of forgetting an instance that may bill. Of the instances the last
+ * listing showed (`outcome.listed`), the window keeps what a later run needs.
  */
 export function pendingCreateError(
   inputs: InstanceInputs,
-  spec: CreateSpec,
+  spec: Spec,
   claimant: Claimant,
-  windowEnd: number,
-  outcome: { reason: string; candidates: CloudInstance[] },
+  outcome: {
+    reason: string;
+    candidates: CloudInstance[];
+    window: CreateWindow;
+    listed: readonly CloudInstance[];
+  },
 ): ResourceInitError<InstanceInputs> {
   const pending: PendingCreate = {
     spec,
-    windowStart: claimant.windowStart,
-    windowEnd,
+    ...storedWindow(outcome.window, spec, outcome.listed),
     reason: outcome.reason,
     candidates: outcome.candidates.map((c) => ({
       instanceUuid: c.instance_uuid,
@@ -131,7 +195,7 @@ export function unresolvedError(
   return new Error(
     `Could not resolve the pending create ${record.id} (${windowText(record.pending)}): ${outcome.reason}. ` +
       `Instances that could be the one it made: ${listed}. ` +
-      "Title or destroy the instance that is not this stack's, then run `pulumi refresh` again; " +
+      "The stack keeps the record. Title or destroy an instance that is not this stack's, then run `pulumi refresh` again; " +
       "or set adoptInstanceUuid to the right one and run `pulumi up`.",
   );
 }

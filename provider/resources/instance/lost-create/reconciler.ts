@@ -1,0 +1,364 @@
+/**
+ * Finding out what a create whose answer was lost made. The create call takes no idempotency key, so
+ * the only evidence is the instance list: an instance of the create's spec, made inside its window
+ * (window.ts), that no live deployer will still mark. One reconciler per spec (per provider process)
+ * serves every create of that spec whose outcome is unknown, the lost attempts of this run and the
+ * pending records of earlier runs alike: instances of one spec are interchangeable until they are
+ * marked, so they are matched by window and count, not by identity.
+ *
+ * The ownership rule it keeps: every instance this provider makes carries its owner's mark (the
+ * resource's title) from right after its create answer (owner-mark.ts). So an instance is a candidate
+ * only while it is unmarked, and may be claimed only once it has been seen unmarked for the grace
+ * (timing.ts): by then any creator that got its answer has marked it. An instance a create of this
+ * process answered for, or a state of this process holds, is never a candidate (taken.ts).
+ *
+ * Each poll interval it reads a fresh listing and applies:
+ * - the grace, counted from when this process first saw the instance unmarked;
+ * - the claim (claim.ts) before anything is adopted, candidates given out by a maximum matching of
+ *   windows (matching.ts), oldest first;
+ * - absence only from two consecutive consistent listings that agree, once the call has settled: a
+ *   create and a delete between two pages can keep a listing consistent while hiding an instance.
+ */
+import { isTransientError, type Instance as CloudInstance } from "../../../../sdk";
+import type { ProviderContext } from "../../../framework/context";
+import { messageOf } from "../../../framework/errors";
+import { describeDifference, matchesSpec, specDifferences, specKey, type CreateSpec } from "../create-spec";
+import { instanceReads, type Walk } from "../reads";
+import { claim, claimPrefix, isClaimToken } from "./claim";
+import { maximumMatching } from "./matching";
+import { isTaken, markTaken } from "./taken";
+import { recoveryTiming, type RecoveryTiming } from "./timing";
+import { closedBy, inWindow, type CreateWindow } from "./window";
+
+/** A create whose outcome is unknown: a lost attempt of this run, or a pending record of an earlier one. */
+export interface Claimant {
+  /** 8 hex: names its claim tokens and its pending record. */
+  id: string;
+  window: CreateWindow;
+  /** Its window comes from a state: what was listed before the call is known only in part. */
+  earlierRun: boolean;
+  /** Epoch ms: from then, the call has been carried out or never will be. */
+  settledAt: number;
+  /** Then (epoch ms) the outcome is left unknown. */
+  giveUpAt: number;
+}
+
+export type Outcome =
+  | { kind: "adopted"; instance: CloudInstance }
+  /** `nearMisses`: instances of the same source in the window that differ in the fields named. */
+  | { kind: "not-made"; nearMisses: string[] }
+  | {
+      kind: "unknown";
+      reason: string;
+      candidates: CloudInstance[];
+      window: CreateWindow;
+      /** What the last listing showed: a pending record keeps what of it a later run needs. */
+      listed: CloudInstance[];
+    };
+
+interface Entry {
+  claimant: Claimant;
+  resolve(outcome: Outcome): void;
+  /** The candidate being claimed for it, if any. */
+  claiming?: string;
+  /** Why its outcome is not known yet, and what it could be: what a pending record reports. */
+  reason: string;
+  candidates: CloudInstance[];
+  /** Consistent listings read since its window closed: the absence rule needs two. */
+  listingsSinceClosed: number;
+}
+
+const byAge = (instances: CloudInstance[]) =>
+  [...instances].sort((a, b) => (a.create_time ?? 0) - (b.create_time ?? 0));
+const byWindow = (entries: Entry[]) =>
+  [...entries].sort((a, b) => (a.claimant.window.start ?? 0) - (b.claimant.window.start ?? 0));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Unmarked: no title, or a claim token (a claim under way, which may still fail and leave it to us). */
+function unmarked(instance: CloudInstance): boolean {
+  return !instance.title || isClaimToken(instance.title);
+}
+
+class Reconciler {
+  private readonly entries = new Set<Entry>();
+  /** When each unmarked instance of the spec was first seen unmarked (epoch ms, as its listing ended). */
+  private readonly firstSeen = new Map<string, number>();
+  private readonly claiming = new Set<string>();
+  private previous: Walk | undefined;
+  private lastListed: CloudInstance[] = [];
+  private running = false;
+
+  constructor(
+    private readonly ctx: ProviderContext,
+    private readonly spec: CreateSpec,
+    private readonly timing: RecoveryTiming,
+  ) {}
+
+  /** Resolves once the claimant's outcome is decided: adopted (claimed), not made, or unknown. */
+  settle(claimant: Claimant): Promise<Outcome> {
+    return new Promise((resolve) => {
+      this.entries.add({
+        claimant,
+        resolve,
+        reason: "no listing was read yet",
+        candidates: [],
+        listingsSinceClosed: 0,
+      });
+      if (!this.running) void this.run();
+    });
+  }
+
+  /**
+   * Gives up on the claimant's outcome now (its create was cancelled): unknown, with why, and the
+   * candidates so far (one being claimed for it among them), so a pending record keeps the create.
+   * A claim under way goes on; its token bears the claimant's id, which the record keeps, so whoever
+   * resolves the record later recognises the instance as this create's.
+   */
+  abandon(claimant: Claimant, why: string): Outcome {
+    const entry = [...this.entries].find((e) => e.claimant === claimant);
+    if (!entry) return this.unknown(claimant, why, []);
+    const reason =
+      entry.claiming === undefined
+        ? `${why} (${entry.reason})`
+        : `${why} (instance ${entry.claiming} was being claimed for it)`;
+    const outcome = this.unknown(claimant, reason, entry.candidates);
+    this.finish(entry, outcome);
+    return outcome;
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    while (this.entries.size > 0) {
+      await this.round();
+      if (this.entries.size > 0) await sleep(this.timing.pollIntervalMs);
+    }
+    this.running = false;
+    this.previous = undefined;
+    this.lastListed = [];
+    this.firstSeen.clear();
+  }
+
+  private async round(): Promise<void> {
+    const begun = Date.now();
+    let walk: Walk;
+    try {
+      walk = await instanceReads(this.ctx.api).freshWalk();
+    } catch (err) {
+      this.previous = undefined;
+      const why = `listing the instances failed (${messageOf(err)})`;
+      if (!isTransientError(err)) return this.giveUp([...this.entries], why);
+      this.note(why);
+      return this.giveUpDue(false);
+    }
+    this.lastListed = [...walk.instances.values()];
+    if (!walk.consistent) {
+      this.previous = undefined;
+      this.note("the instance list changed while it was read page by page");
+    } else {
+      this.closeWindows(walk, begun);
+      this.judge(walk);
+      this.previous = walk;
+    }
+    this.giveUpDue(walk.consistent);
+  }
+
+  /** A consistent listing begun after a call settled closes that call's window. */
+  private closeWindows(walk: Walk, begun: number): void {
+    for (const entry of this.entries) {
+      const { claimant } = entry;
+      if (!claimant.window.closed && begun >= claimant.settledAt)
+        claimant.window = closedBy(claimant.window, walk.instances.values());
+      if (claimant.window.closed) entry.listingsSinceClosed++;
+    }
+  }
+
+  private judge(walk: Walk): void {
+    const now = Date.now();
+    this.observe(walk, now);
+    const free = [...this.entries].filter((e) => e.claiming === undefined);
+    for (const entry of free) entry.candidates = this.candidatesOf(entry, walk);
+    for (const entry of free) {
+      const own = entry.candidates.find((c) => c.title?.startsWith(claimPrefix(entry.claimant.id)));
+      if (own && !this.claiming.has(own.instance_uuid)) this.startClaim(entry, own);
+    }
+    const unclaimed = free.filter((e) => e.claiming === undefined);
+    const eligible = [...walk.instances.values()].filter(
+      (i) => !this.claiming.has(i.instance_uuid) && this.pastGrace(i, now) && !i.title,
+    );
+    const matching = maximumMatching(byAge(eligible), byWindow(unclaimed), (c, e) => this.admits(e, c));
+    for (const entry of unclaimed) {
+      const given = matching.get(entry);
+      if (given) this.startClaim(entry, given);
+      else entry.reason = this.waitingReason(entry, walk);
+    }
+    for (const entry of unclaimed.filter((e) => e.claiming === undefined)) {
+      if (this.noneMade(entry, walk, now))
+        this.finish(entry, { kind: "not-made", nearMisses: this.nearMisses(entry, walk) });
+    }
+  }
+
+  /**
+   * Notes when each unmarked instance of the spec was first seen unmarked; forgets one seen marked, or
+   * gone from a one-page listing (a listing of several pages may just have skipped it).
+   */
+  private observe(walk: Walk, now: number): void {
+    for (const uuid of this.firstSeen.keys()) {
+      const listed = walk.instances.get(uuid);
+      if (listed ? !unmarked(listed) : walk.atomic) this.firstSeen.delete(uuid);
+    }
+    for (const instance of walk.instances.values()) {
+      if (
+        unmarked(instance) &&
+        matchesSpec(instance, this.spec) &&
+        !this.firstSeen.has(instance.instance_uuid)
+      )
+        this.firstSeen.set(instance.instance_uuid, now);
+    }
+  }
+
+  private pastGrace(instance: CloudInstance, now: number): boolean {
+    const seen = this.firstSeen.get(instance.instance_uuid);
+    return seen !== undefined && now - seen >= this.timing.graceMs;
+  }
+
+  /** The listed instances `entry`'s create may have made, that nobody else is known to own. */
+  private candidatesOf(entry: Entry, walk: Walk): CloudInstance[] {
+    return [...walk.instances.values()].filter(
+      (i) => this.admits(entry, i) && !this.claiming.has(i.instance_uuid),
+    );
+  }
+
+  /** Whether `entry`'s create may have made `instance`: of the spec, unmarked (or claimed by it), in its window, not taken. */
+  private admits(entry: Entry, instance: CloudInstance): boolean {
+    const { claimant } = entry;
+    const title = instance.title;
+    const free = !title || title.startsWith(claimPrefix(claimant.id));
+    return (
+      free &&
+      matchesSpec(instance, this.spec) &&
+      !isTaken(instance.instance_uuid) &&
+      inWindow(claimant.window, instance, claimant.earlierRun)
+    );
+  }
+
+  private waitingReason(entry: Entry, walk: Walk): string {
+    if (entry.candidates.length > 0) {
+      const listed = entry.candidates.map((c) => c.instance_uuid).join(", ");
+      return `instance ${listed} appeared unmarked, but not for long enough to be sure that no deployer that got its create answer is about to title it (${Math.round(this.timing.graceMs / 1000)} s)`;
+    }
+    const none = walk.atomic
+      ? "no instance of this spec appeared yet"
+      : "no instance of this spec appeared yet in a listing of several pages";
+    return [none, ...this.nearMisses(entry, walk)].join("; ");
+  }
+
+  /**
+   * Unmarked instances of the same pod or image in the entry's window that are not of its spec, each
+   * with the fields that differ: never adopted, but named, so a person reading why nothing was adopted
+   * sees why the instance they can see in the console was not taken.
+   */
+  private nearMisses(entry: Entry, walk: Walk): string[] {
+    return [...walk.instances.values()].flatMap((i) => {
+      if (i.title || matchesSpec(i, this.spec) || isTaken(i.instance_uuid)) return [];
+      if (!inWindow(entry.claimant.window, i, entry.claimant.earlierRun)) return [];
+      const differs = specDifferences(i, this.spec);
+      const sameSource = !differs.some((d) => d.input === "podUuid" || d.input === "imageUuid");
+      return sameSource && differs.length > 0
+        ? [
+            `instance ${i.instance_uuid} appeared untitled in the window but was not adopted: ${differs.map(describeDifference).join(", ")}`,
+          ]
+        : [];
+    });
+  }
+
+  /** Two consecutive consistent listings that agree, once the call settled, and neither shows a candidate. */
+  private noneMade(entry: Entry, walk: Walk, now: number): boolean {
+    const previous = this.previous;
+    if (now < entry.claimant.settledAt || !entry.claimant.window.closed || !previous) return false;
+    if (entry.candidates.length > 0) return false;
+    const same =
+      previous.instances.size === walk.instances.size &&
+      [...walk.instances.keys()].every((uuid) => previous.instances.has(uuid));
+    return same && ![...previous.instances.values()].some((i) => this.admits(entry, i));
+  }
+
+  private startClaim(entry: Entry, candidate: CloudInstance): void {
+    const uuid = candidate.instance_uuid;
+    entry.claiming = uuid;
+    this.claiming.add(uuid);
+    const t = this.timing;
+    // Long enough for the claim's reads to ride out an outage past the give-up time: a claim under way
+    // is finished rather than left with its token on the instance.
+    const deadline =
+      Math.max(entry.claimant.giveUpAt, Date.now()) +
+      t.claimWriteMs +
+      t.settledAfterSendMs +
+      t.rivalsLandedMs;
+    claim(this.ctx, uuid, entry.claimant.id, t, deadline)
+      .then(
+        (result) => {
+          entry.claiming = undefined;
+          if (result.kind === "untitled") return;
+          // Won, or someone else's (titled by its owner, claimed by another, or gone): never ours again.
+          markTaken(uuid);
+          if (result.kind === "won") this.finish(entry, { kind: "adopted", instance: result.instance });
+        },
+        (err: unknown) =>
+          this.finish(
+            entry,
+            this.unknown(
+              entry.claimant,
+              `claiming instance ${uuid} could not be finished (${messageOf(err)})`,
+              [candidate],
+            ),
+          ),
+      )
+      .finally(() => this.claiming.delete(uuid));
+  }
+
+  private note(reason: string): void {
+    for (const entry of this.entries) if (entry.claiming === undefined) entry.reason = reason;
+  }
+
+  /**
+   * Gives up the entries whose time is up. While the listings work, not before the absence rule had its
+   * two listings of the closed window: with a cloud that answers, the outcome of a call that made nothing
+   * is never left unknown.
+   */
+  private giveUpDue(listingsWork: boolean): void {
+    const now = Date.now();
+    const due = (e: Entry) =>
+      e.claiming === undefined && now >= e.claimant.giveUpAt && (!listingsWork || e.listingsSinceClosed >= 2);
+    this.giveUp([...this.entries].filter(due), undefined);
+  }
+
+  private giveUp(entries: Entry[], reason: string | undefined): void {
+    for (const entry of entries) {
+      this.finish(entry, this.unknown(entry.claimant, reason ?? entry.reason, entry.candidates));
+    }
+  }
+
+  private unknown(claimant: Claimant, reason: string, candidates: CloudInstance[]): Outcome {
+    return { kind: "unknown", reason, candidates, window: claimant.window, listed: this.lastListed };
+  }
+
+  private finish(entry: Entry, outcome: Outcome): void {
+    if (!this.entries.delete(entry)) return;
+    entry.resolve(outcome);
+  }
+}
+
+const reconcilers = new Map<string, { api: unknown; reconciler: Reconciler }>();
+
+/** The reconciler of this spec for this process's client (a new client, after a config change, gets its own). */
+export function reconcilerFor(ctx: ProviderContext, spec: CreateSpec): Reconciler {
+  const key = specKey(spec);
+  const known = reconcilers.get(key);
+  if (known?.api === ctx.api) return known.reconciler;
+  const reconciler = new Reconciler(ctx, spec, recoveryTiming(ctx.settings));
+  reconcilers.set(key, { api: ctx.api, reconciler });
+  return reconciler;
+}
+
+export type { Reconciler };
