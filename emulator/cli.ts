@@ -11,7 +11,15 @@ const HELP = `Usage: gpucloud-emulator [options]
 A local emulator of the GPU cloud's open API v2 (base http://HOST:PORT/api/open/v2).
 
 Options:
-  --host HOST            bind address (default 127.0.0.1)
+  --host HOST            bind address (default 127.0.0.1). Any other than loopback lets the network
+                         reach the API, the admin API and the console: give --admin-key with it
+  --allowed-host NAME    a host name the emulator answers to besides localhost, IP addresses and
+                         --host (repeatable; .example.com allows a domain and its subdomains), e.g.
+                         host.docker.internal. Requests naming any other Host are refused (DNS rebinding)
+  --admin-key KEY        the admin API and the web console ask for KEY (16 characters or more):
+                         'Authorization: Bearer KEY' for scripts, a sign-in form for the console. The
+                         environment variable GPUCLOUD_EMULATOR_ADMIN_KEY does the same, out of sight
+                         of other users' process lists
   --port N               port, 0 picks a free one (default 8787)
   --api-key KEY          an accepted key (repeatable; default demo-key). USER:KEY makes keys of one USER
                          share resources; a bare KEY is its own user, named by the key's fingerprint.
@@ -37,9 +45,13 @@ Options:
   --help                 show this help
 `;
 
+const ADMIN_KEY_VARIABLE = "GPUCLOUD_EMULATOR_ADMIN_KEY";
+
 /** The flag each programmatic option comes from, so errors name what the user typed. */
 const FLAGS: Record<string, string> = {
   host: "--host",
+  allowedHosts: "--allowed-host",
+  adminKey: "--admin-key (or GPUCLOUD_EMULATOR_ADMIN_KEY)",
   port: "--port",
   apiKeys: "--api-key",
   balance: "--balance",
@@ -105,6 +117,8 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
     args: argv,
     options: {
       host: { type: "string", default: "127.0.0.1" },
+      "allowed-host": { type: "string", multiple: true },
+      "admin-key": { type: "string" },
       port: { type: "string" },
       "api-key": { type: "string", multiple: true },
       balance: { type: "string" },
@@ -125,6 +139,8 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
   if (values.help) return "help";
   return {
     host: values.host,
+    allowedHosts: values["allowed-host"],
+    adminKey: values["admin-key"] ?? adminKeyFromEnvironment(),
     port: number("--port", values.port) ?? 8787,
     apiKeys: values["api-key"],
     balance: values.balance,
@@ -145,6 +161,12 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
         ? undefined
         : errorStatusMode(values["error-status"], "--error-status"),
   };
+}
+
+/** The admin key from the environment: unlike a flag, it does not show in every user's process list. */
+function adminKeyFromEnvironment(): string | undefined {
+  const key = process.env[ADMIN_KEY_VARIABLE];
+  return key === undefined || key === "" ? undefined : key;
 }
 
 async function main(): Promise<void> {

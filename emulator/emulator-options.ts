@@ -12,7 +12,22 @@ import type { Durations } from "./core/durations";
 export type ErrorStatusMode = "http" | "envelope";
 
 export interface EmulatorOptions {
+  /**
+   * The address to listen on; default 127.0.0.1. Any other than loopback makes the emulator reachable
+   * from the network: `notices` then says what that exposes (give `adminKey`).
+   */
   host?: string;
+  /**
+   * Host names the emulator answers to besides localhost, IP addresses and `host` (`--allowed-host`),
+   * for those who reach it by another name (a docker service, a LAN name); `.example.com` allows the
+   * domain and its subdomains. Any other Host is refused, so a web page cannot reach it by DNS rebinding.
+   */
+  allowedHosts?: string[];
+  /**
+   * When set (at least 16 characters), the admin API and the web console ask for it: scripts send
+   * `Authorization: Bearer <adminKey>`, a person signs in to the console. API keys are not accepted there.
+   */
+  adminKey?: string;
   /** 0 picks a free port. */
   port?: number;
   /**

@@ -30,9 +30,9 @@ function transpileEmulator(): string {
   return out;
 }
 
-function runCli(out: string, args: string[]): ChildProcess {
+function runCli(out: string, args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [join(out, "emulator", "cli.js"), ...args], {
-    env: { ...process.env, NODE_PATH: join(ROOT, "node_modules") },
+    env: { ...process.env, NODE_PATH: join(ROOT, "node_modules"), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
@@ -101,6 +101,20 @@ describe("gpucloud-emulator CLI", () => {
     expect(await exited).toBe(0);
   });
 
+  it("asks for the admin key given in GPUCLOUD_EMULATOR_ADMIN_KEY, out of sight of the process list", async () => {
+    const adminKey = "cli-admin-key-5e0d7a91";
+    const child = runCli(out, ["--port", "0"], { GPUCLOUD_EMULATOR_ADMIN_KEY: adminKey });
+    const url = (await firstLine(child)).replace("gpucloud emulator listening on ", "");
+    expect((await fetch(`${url}/_emulator/clock`)).status).toBe(401);
+    const signed = await fetch(`${url}/_emulator/clock`, {
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
+    expect(signed.status).toBe(200);
+    const exited = exitCode(child);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
   it("exits cleanly on SIGINT", async () => {
     const child = runCli(out, ["--port", "0"]);
     await firstLine(child);
@@ -117,6 +131,8 @@ describe("gpucloud-emulator CLI", () => {
     for (const option of [
       "--host",
       "--port",
+      "--allowed-host",
+      "--admin-key",
       "--api-key",
       "--balance",
       "--time-scale",
@@ -162,6 +178,11 @@ describe("gpucloud-emulator CLI", () => {
     [["--request-timeout", "0"], "--request-timeout: must be at least 1"],
     [["--max-connections", "many"], "--max-connections: 'many' is not a number"],
     [["--api-key", "bad key"], "--api-key: [0]: must be KEY or USER:KEY"],
+    [
+      ["--admin-key", "short"],
+      "--admin-key (or GPUCLOUD_EMULATOR_ADMIN_KEY): must be at least 16 characters",
+    ],
+    [["--allowed-host", "http://x.example/"], "--allowed-host: [0]: must be a host name"],
     [["--seed", "/nonexistent/seed.json"], "seed file /nonexistent/seed.json cannot be read (ENOENT)"],
   ])("refuses %j with one line naming the option, exit code 2 and no banner", async (args, message) => {
     const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", ...args]);
