@@ -146,11 +146,11 @@ export class Emulator {
 
     if (options.stateFile === undefined) {
       this.seed();
+      this.refuseApiKeyAsAdminKey();
     } else {
       this.stateFile = new StateFile(options.stateFile, () => serializeState(this.holders()));
       this.startFrom(this.stateFile);
     }
-    this.refuseApiKeyAsAdminKey();
     this.warnOfExposure();
     this.app = this.buildApp();
   }
@@ -211,7 +211,11 @@ export class Emulator {
     this.tickSave = undefined;
     await this.gateway.close();
     await this.app.close();
-    await this.stateFile?.save();
+    try {
+      await this.stateFile?.save();
+    } finally {
+      this.stateFile?.release();
+    }
   }
 
   private holders(): StateHolders {
@@ -229,13 +233,23 @@ export class Emulator {
   }
 
   /**
-   * Starts from the state file when there is one: a file that cannot be read or does not fit is
-   * refused and left as it is. Keys given now are accepted besides the saved ones (--help says so).
+   * Starts from the state file, which it takes for itself (the lock) first: a file that cannot be read
+   * or does not fit is refused and left as it is, and so is the lock. Keys given now are accepted besides
+   * the saved ones (--help says so).
    */
   private startFrom(file: StateFile): void {
-    for (const removed of file.removeStaleTemporaries()) {
-      this.notices.push(`removed ${removed}, left behind by an emulator that crashed while saving`);
+    this.notices.push(...file.claim());
+    try {
+      this.restoreFrom(file);
+      this.refuseApiKeyAsAdminKey();
+      file.saveNow();
+    } catch (error) {
+      file.release();
+      throw error;
     }
+  }
+
+  private restoreFrom(file: StateFile): void {
     const saved = file.load();
     if (saved === undefined) {
       this.seed();
@@ -258,7 +272,6 @@ export class Emulator {
         );
       }
     }
-    file.saveNow();
   }
 
   /** An admin key that is also an API key would give every holder of that API key the admin's power. */

@@ -178,6 +178,8 @@ describe("the admin key", () => {
     const answer = await raw(t, "GET", "/_emulator/clock", { authorization: `Bearer ${ADMIN_KEY}` });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toEqual({ now: expect.any(Number) });
+    const before = await t.now();
+    expect(await t.advance(60)).toBe(before + 60);
   });
 
   it("leaves the API to its own keys", async () => {

@@ -204,13 +204,24 @@ describe("gpucloud-emulator --state", () => {
     const child = runCli(out, ["--port", "0", "--time-scale", "0", ...args]);
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
+    /** Resolves once stderr holds `text`: the CLI prints its notices just after the listening line. */
+    const printed = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!stderr.includes(text)) return;
+          child.stderr!.off("data", check);
+          resolve();
+        };
+        child.stderr!.on("data", check);
+        check();
+      });
     const url = /listening on (\S+)$/.exec(await firstLine(child))![1];
     const stop = async () => {
       const exited = exitCode(child);
       child.kill("SIGTERM");
       await exited;
     };
-    return { url, stop, stderr: () => stderr };
+    return { url, stop, stderr: () => stderr, printed, child };
   };
   const balanceOf = async (url: string, key: string) => {
     const res = await fetch(`${url}/api/open/v2/balance/info`, {
@@ -253,6 +264,31 @@ describe("gpucloud-emulator --state", () => {
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 
+  it("refuses a second emulator on a state file in use, naming the first's pid; takes over after a SIGKILL, saying so", async () => {
+    const file = join(dir, "shared.json");
+    const first = await start(["--state", file]);
+    const second = await runToEnd(out, ["--port", "0", "--state", file]);
+    expect(second.code).toBe(2);
+    expect(second.stdout).toBe("");
+    expect(second.stderr).toContain(
+      `state file ${file} is in use by the emulator with pid ${first.child.pid} on `,
+    );
+    const killed = exitCode(first.child);
+    first.child.kill("SIGKILL");
+    await killed;
+
+    const third = await start(["--state", file]);
+    try {
+      await third.printed(`took over ${file}.lock from pid ${first.child.pid}`);
+      expect(third.stderr()).toMatch(
+        /^gpucloud-emulator: took over .*, which no longer runs on this host\n$/,
+      );
+    } finally {
+      await third.stop();
+    }
+    expect(readdirSync(dir).filter((name) => name.startsWith("shared.json"))).toEqual(["shared.json"]);
+  });
+
   it("accepts --api-key keys besides the saved ones and opens new users with --balance, saying so", async () => {
     const file = join(dir, "keys.json");
     const first = await start(["--state", file, "--api-key", "team:old-key", "--balance", "40"]);
@@ -273,8 +309,7 @@ describe("gpucloud-emulator --state", () => {
       expect(await balanceOf(second.url, "old-key")).toBe(40);
       expect(await balanceOf(second.url, "new-key")).toBe(40);
       expect(await balanceOf(second.url, "solo-key")).toBe(7);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(second.stderr()).toContain("--balance 7 is the starting balance of users new to");
+      await second.printed("--balance 7 is the starting balance of users new to");
     } finally {
       await second.stop();
     }

@@ -74,7 +74,12 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     url: running.url,
     apiBase: running.apiBase,
     api: (method, path, options = {}) => call(`${running.apiBase}${path}`, method, options),
-    admin: (method, path, body) => call(`${running.url}/_emulator${path}`, method, { key: null, body }),
+    // With an admin key, admin calls carry it as a script would; the API keeps its own keys.
+    admin: (method, path, body) =>
+      call(`${running.url}/_emulator${path}`, method, {
+        key: options.adminKey ?? null,
+        body,
+      }),
     advance: async (seconds) => (await test.admin("POST", "/clock/advance", { seconds })).body.now as number,
     now: async () => (await test.admin("GET", "/clock")).body.now as number,
     close: () => running.close(),
