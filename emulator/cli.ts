@@ -29,7 +29,8 @@ Options:
   --time-scale N         simulated seconds per real second; 0 freezes the clock (default 1)
   --rate-limit N         requests per second per API key (and per address for requests without an
                          accepted key); 0 is off (default 0)
-  --state FILE           load state from FILE at start and save it after every change (mode 0600)
+  --state FILE           load state from FILE at start and save it after every change (mode 0600).
+                         FILE.lock keeps a second emulator off FILE; a symbolic link is refused
   --seed FILE            start from this catalogue: JSON {"gpus", "pods", "market_images", "workflows",
                          "video_models"}, each a list replacing the built-in one
   --durations LIST       simulated seconds: boot=60,shutdown=10,startup=30,restart=20,save_image=120,
@@ -40,8 +41,9 @@ Options:
                          (0-100, default 0), so idle policies do not stop a fresh fleet
   --request-timeout MS   a request must arrive whole within MS (default 60000); slower ones get 408
   --max-connections N    connections open at once (default 1024)
-  --error-status MODE    http (default): failures answer 4xx/5xx; envelope: business failures answer
-                         HTTP 200 with the envelope code, as clients of the live service expect
+  --error-status MODE    envelope (default): business failures answer HTTP 200 with the envelope's
+                         code, as the live service does; http: they answer 400/404 with the same
+                         body. The key (401), rate limits (429) and 5xx keep their status in both
   --help                 show this help
 `;
 

@@ -5,9 +5,10 @@
 import type { Durations } from "./core/durations";
 
 /**
- * How API failures are answered: `http` (the default) with their HTTP status, as the API documents;
- * `envelope` as public clients expect of the live service, business failures with HTTP 200 and the
- * envelope code (`--error-status envelope`).
+ * How API failures are answered: `envelope` (the default), as the live service does and its public
+ * clients expect, business failures with HTTP 200 and the envelope's non-zero code; `http` with their
+ * HTTP status (400, 404) and the same body (`--error-status http`). The key (401), the rate limit
+ * (429), the service's own failures (5xx) and transport answers keep their status in both.
  */
 export type ErrorStatusMode = "http" | "envelope";
 
@@ -57,6 +58,6 @@ export interface EmulatorOptions {
   requestTimeoutMs?: number;
   /** Connections open at once (default 1024); more are closed as they arrive. */
   maxConnections?: number;
-  /** `envelope` answers business failures with HTTP 200 and the envelope code; default `http`. */
+  /** `envelope` (default) answers business failures with HTTP 200 and the envelope code; `http` with 4xx. */
   errorStatus?: ErrorStatusMode;
 }

@@ -326,6 +326,6 @@ describe("gpucloud-emulator --state", () => {
     let text = "";
     child.stderr!.on("data", (chunk) => (text += chunk));
     expect(await exitCode(child)).toBe(2);
-    expect(text).toContain('--error-status: must be one of http, envelope, got "quiet"');
+    expect(text).toContain('--error-status: must be one of envelope, http, got "quiet"');
   });
 });

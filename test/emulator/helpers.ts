@@ -46,6 +46,13 @@ export interface TestEmulator {
   close(): Promise<void>;
 }
 
+/**
+ * For the emulator's own route tests, which check how each failure is classed by its HTTP status (400,
+ * 404) as well as its code: only the http error mode shows it. The default, envelope, answers them
+ * with HTTP 200 (error-status.test.ts covers it, and every suite that starts its emulator without this).
+ */
+export const HTTP_ERROR_STATUS = { errorStatus: "http" } as const;
+
 /** Starts an emulator on a free loopback port with a frozen clock (tests move it with advance). */
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const running = await startEmulator({ port: 0, timeScale: 0, ...options });

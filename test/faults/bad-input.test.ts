@@ -480,7 +480,7 @@ async function crafted(
 function slowBody(port: number): Promise<string> {
   const socket = connect({ host: "127.0.0.1", port }, () =>
     socket.write(
-      `POST /api/open/v2/instance/update_title HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
+      `POST /api/open/v2/instance/update_title HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
         `Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"instance_uuid":`,
     ),
   );
