@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ADMIN_KEY_MIN_LENGTH } from "./access";
 import { parseKeySpec } from "./auth";
+import { MAX_STATE_TEXT } from "./state-schema";
 import { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./durations";
 import { amount, describeIssue, formatPath } from "./validation";
 
@@ -49,7 +50,7 @@ const OPTION_RULES: Record<string, z.ZodType> = {
   port: z.int().min(0).max(65535),
   apiKeys: z.array(
     z.string().refine((spec) => validKeySpec(spec), {
-      message: "must be KEY or USER:KEY, without spaces and with neither part empty",
+      message: `must be KEY or USER:KEY, without spaces, with neither part empty and at most ${MAX_STATE_TEXT} characters`,
     }),
   ),
   balance: amount(true),
