@@ -752,9 +752,12 @@ describe("bad input", () => {
             },
           });
           count("oversized-inputs");
-          const refused = answer?.status === 400 && /^inputs: must be at most/.test(answer.body.msg);
+          // Refused as a bad parameter (code 1) in either error mode: HTTP 200 by default, 400 in http mode.
+          const refused = answer?.body.code === 1 && /^inputs: must be at most/.test(answer.body.msg);
           if (refused !== bytes > MAX_STORED_INPUT_BYTES)
-            tally.serverErrors.push(`inputs of ${bytes} bytes -> ${answer?.status}`);
+            tally.serverErrors.push(
+              `inputs of ${bytes} bytes -> ${answer?.status} code ${answer?.body.code}`,
+            );
         }
         const sizeWithRuns = readFileSync(stateFile).length;
 
