@@ -238,8 +238,8 @@ export class Emulator {
    * the saved ones (--help says so).
    */
   private startFrom(file: StateFile): void {
-    this.notices.push(...file.claim());
     try {
+      this.notices.push(...file.claim());
       this.restoreFrom(file);
       this.refuseApiKeyAsAdminKey();
       file.saveNow();

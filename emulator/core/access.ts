@@ -50,6 +50,8 @@ export type Area = "control" | "sign-in" | "open";
 /** Methods that change nothing: a page of another site may link to them (a console page, for one). */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SHOWN_HOST_CHARACTERS = 100;
+/** The longest DNS name: anything longer is no name to advise allowing. */
+const MAX_HOST_NAME_CHARACTERS = 253;
 
 /** The admin key's shortest length: reachable from a network, a short key is guessed by trying. */
 export const ADMIN_KEY_MIN_LENGTH = 16;
@@ -97,7 +99,7 @@ export class AccessGuard {
     const shown = JSON.stringify(host.slice(0, SHOWN_HOST_CHARACTERS));
     const name = hostnameOf(host);
     const allow =
-      name === undefined
+      name === undefined || name.length > MAX_HOST_NAME_CHARACTERS
         ? "Reach it as localhost or by its IP address"
         : `To reach it by this name, start it with --allowed-host ${name} (startEmulator({ allowedHosts: ["${name}"] }))`;
     return {
