@@ -115,7 +115,10 @@ export class BaselineProvider {
       });
       const body = (await res.body.json()) as Envelope;
       if (res.statusCode === 200 && body.code === 0) return body.data;
-      if (res.statusCode === 404) throw new GoneError(`${method} ${path}: ${body.msg}`);
+      // The live service says "missing" with code -1 in an HTTP 200 (the emulator's default), or with 404.
+      if (res.statusCode === 404 || (body.code === -1 && /not found/i.test(body.msg))) {
+        throw new GoneError(`${method} ${path}: ${body.msg}`);
+      }
       const retryable = res.statusCode === 429 || res.statusCode >= 500;
       if (!retryable || attempt >= MAX_ATTEMPTS) {
         throw new Error(`${method} ${path} failed: HTTP ${res.statusCode} ${body.msg}`);

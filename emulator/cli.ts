@@ -11,7 +11,15 @@ const HELP = `Usage: gpucloud-emulator [options]
 A local emulator of the GPU cloud's open API v2 (base http://HOST:PORT/api/open/v2).
 
 Options:
-  --host HOST            bind address (default 127.0.0.1)
+  --host HOST            bind address (default 127.0.0.1). Any other than loopback lets the network
+                         reach the API, the admin API and the console: give --admin-key with it
+  --allowed-host NAME    a host name the emulator answers to besides localhost, IP addresses and
+                         --host (repeatable; .example.com allows a domain and its subdomains), e.g.
+                         host.docker.internal. Requests naming any other Host are refused (DNS rebinding)
+  --admin-key KEY        the admin API and the web console ask for KEY (16 characters or more):
+                         'Authorization: Bearer KEY' for scripts, a sign-in form for the console. The
+                         environment variable GPUCLOUD_EMULATOR_ADMIN_KEY does the same, out of sight
+                         of other users' process lists
   --port N               port, 0 picks a free one (default 8787)
   --api-key KEY          an accepted key (repeatable; default demo-key). USER:KEY makes keys of one USER
                          share resources; a bare KEY is its own user, named by the key's fingerprint.
@@ -21,7 +29,8 @@ Options:
   --time-scale N         simulated seconds per real second; 0 freezes the clock (default 1)
   --rate-limit N         requests per second per API key (and per address for requests without an
                          accepted key); 0 is off (default 0)
-  --state FILE           load state from FILE at start and save it after every change (mode 0600)
+  --state FILE           load state from FILE at start and save it after every change (mode 0600).
+                         FILE.lock keeps a second emulator off FILE; a symbolic link is refused
   --seed FILE            start from this catalogue: JSON {"gpus", "pods", "market_images", "workflows",
                          "video_models"}, each a list replacing the built-in one
   --durations LIST       simulated seconds: boot=60,shutdown=10,startup=30,restart=20,save_image=120,
@@ -32,14 +41,19 @@ Options:
                          (0-100, default 0), so idle policies do not stop a fresh fleet
   --request-timeout MS   a request must arrive whole within MS (default 60000); slower ones get 408
   --max-connections N    connections open at once (default 1024)
-  --error-status MODE    http (default): failures answer 4xx/5xx; envelope: business failures answer
-                         HTTP 200 with the envelope code, as clients of the live service expect
+  --error-status MODE    envelope (default): business failures answer HTTP 200 with the envelope's
+                         code, as the live service does; http: they answer 400/404 with the same
+                         body. The key (401), rate limits (429) and 5xx keep their status in both
   --help                 show this help
 `;
+
+const ADMIN_KEY_VARIABLE = "GPUCLOUD_EMULATOR_ADMIN_KEY";
 
 /** The flag each programmatic option comes from, so errors name what the user typed. */
 const FLAGS: Record<string, string> = {
   host: "--host",
+  allowedHosts: "--allowed-host",
+  adminKey: "--admin-key (or GPUCLOUD_EMULATOR_ADMIN_KEY)",
   port: "--port",
   apiKeys: "--api-key",
   balance: "--balance",
@@ -105,6 +119,8 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
     args: argv,
     options: {
       host: { type: "string", default: "127.0.0.1" },
+      "allowed-host": { type: "string", multiple: true },
+      "admin-key": { type: "string" },
       port: { type: "string" },
       "api-key": { type: "string", multiple: true },
       balance: { type: "string" },
@@ -125,6 +141,8 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
   if (values.help) return "help";
   return {
     host: values.host,
+    allowedHosts: values["allowed-host"],
+    adminKey: values["admin-key"] ?? adminKeyFromEnvironment(),
     port: number("--port", values.port) ?? 8787,
     apiKeys: values["api-key"],
     balance: values.balance,
@@ -145,6 +163,12 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
         ? undefined
         : errorStatusMode(values["error-status"], "--error-status"),
   };
+}
+
+/** The admin key from the environment: unlike a flag, it does not show in every user's process list. */
+function adminKeyFromEnvironment(): string | undefined {
+  const key = process.env[ADMIN_KEY_VARIABLE];
+  return key === undefined || key === "" ? undefined : key;
 }
 
 async function main(): Promise<void> {

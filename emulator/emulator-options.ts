@@ -5,14 +5,30 @@
 import type { Durations } from "./core/durations";
 
 /**
- * How API failures are answered: `http` (the default) with their HTTP status, as the API documents;
- * `envelope` as public clients expect of the live service, business failures with HTTP 200 and the
- * envelope code (`--error-status envelope`).
+ * How API failures are answered: `envelope` (the default), as the live service does and its public
+ * clients expect, business failures with HTTP 200 and the envelope's non-zero code; `http` with their
+ * HTTP status (400, 404) and the same body (`--error-status http`). The key (401), the rate limit
+ * (429), the service's own failures (5xx) and transport answers keep their status in both.
  */
 export type ErrorStatusMode = "http" | "envelope";
 
 export interface EmulatorOptions {
+  /**
+   * The address to listen on; default 127.0.0.1. Any other than loopback makes the emulator reachable
+   * from the network: `notices` then says what that exposes (give `adminKey`).
+   */
   host?: string;
+  /**
+   * Host names the emulator answers to besides localhost, IP addresses and `host` (`--allowed-host`),
+   * for those who reach it by another name (a docker service, a LAN name); `.example.com` allows the
+   * domain and its subdomains. Any other Host is refused, so a web page cannot reach it by DNS rebinding.
+   */
+  allowedHosts?: string[];
+  /**
+   * When set (at least 16 characters), the admin API and the web console ask for it: scripts send
+   * `Authorization: Bearer <adminKey>`, a person signs in to the console. API keys are not accepted there.
+   */
+  adminKey?: string;
   /** 0 picks a free port. */
   port?: number;
   /**
@@ -42,6 +58,6 @@ export interface EmulatorOptions {
   requestTimeoutMs?: number;
   /** Connections open at once (default 1024); more are closed as they arrive. */
   maxConnections?: number;
-  /** `envelope` answers business failures with HTTP 200 and the envelope code; default `http`. */
+  /** `envelope` (default) answers business failures with HTTP 200 and the envelope code; `http` with 4xx. */
   errorStatus?: ErrorStatusMode;
 }

@@ -54,7 +54,11 @@ export interface RunningEmulator {
 /** Starts the emulator in this process; options mirror the CLI's (README, "The emulator"). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const emulator = new Emulator(options);
-  const { url, port } = await emulator.listen();
+  // A start that cannot listen (the port is taken) gives its state file back for the next try.
+  const { url, port } = await emulator.listen().catch(async (error: unknown) => {
+    await emulator.close().catch(() => undefined);
+    throw error;
+  });
   return {
     url,
     apiBase: `${url}/api/open/v2`,

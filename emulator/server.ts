@@ -3,11 +3,12 @@ import { AccountRoom } from "./account/routes";
 import { AssetsRoom } from "./assets/routes";
 import { CatalogueRoom } from "./catalogue/routes";
 import { CatalogueStore } from "./catalogue/store";
-import { registerConsole } from "./console/routes";
+import { answerConsoleRefusal, consoleAreaOf, registerConsole } from "./console/routes";
+import { AccessGuard, type Area, isLoopbackAddress } from "./core/access";
 import { registerAdminRoutes } from "./core/admin";
 import { bearerKey, fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
-import { errorStatusMode, installErrorHandling } from "./core/envelope";
+import { errorStatusMode, installErrorHandling, sendError } from "./core/envelope";
 import { altError, ApiError, notLoggedIn, rateLimited, systemError } from "./core/errors";
 import { FaultTable } from "./core/faults";
 import { newId } from "./core/ids";
@@ -76,6 +77,8 @@ export class Emulator {
   readonly instances: InstancesStore;
   readonly gateway: ServicesGateway;
   readonly limiter: RateLimiter;
+  /** Which requests are served: the Host allow-list, the origin check and the admin key. */
+  readonly access: AccessGuard;
   readonly app: FastifyInstance;
   /** What the start did that the caller should know of (the CLI prints them on stderr). */
   readonly notices: string[] = [];
@@ -95,6 +98,11 @@ export class Emulator {
     this.wallet = new Wallet(() => this.clock.now(), newId);
     this.limiter = new RateLimiter(options.rateLimit ?? 0);
     this.publicUrl = urlOf(options.host ?? "127.0.0.1", options.port ?? 8787);
+    this.access = new AccessGuard({
+      host: options.host ?? "127.0.0.1",
+      allowedHosts: options.allowedHosts,
+      adminKey: options.adminKey,
+    });
     const ctx: RoomContext = {
       clock: this.clock,
       currentUser: (request: FastifyRequest) => {
@@ -138,10 +146,12 @@ export class Emulator {
 
     if (options.stateFile === undefined) {
       this.seed();
+      this.refuseApiKeyAsAdminKey();
     } else {
       this.stateFile = new StateFile(options.stateFile, () => serializeState(this.holders()));
       this.startFrom(this.stateFile);
     }
+    this.warnOfExposure();
     this.app = this.buildApp();
   }
 
@@ -201,7 +211,11 @@ export class Emulator {
     this.tickSave = undefined;
     await this.gateway.close();
     await this.app.close();
-    await this.stateFile?.save();
+    try {
+      await this.stateFile?.save();
+    } finally {
+      this.stateFile?.release();
+    }
   }
 
   private holders(): StateHolders {
@@ -219,13 +233,23 @@ export class Emulator {
   }
 
   /**
-   * Starts from the state file when there is one: a file that cannot be read or does not fit is
-   * refused and left as it is. Keys given now are accepted besides the saved ones (--help says so).
+   * Starts from the state file, which it takes for itself (the lock) first: a file that cannot be read
+   * or does not fit is refused and left as it is, and so is the lock. Keys given now are accepted besides
+   * the saved ones (--help says so).
    */
   private startFrom(file: StateFile): void {
-    for (const removed of file.removeStaleTemporaries()) {
-      this.notices.push(`removed ${removed}, left behind by an emulator that crashed while saving`);
+    try {
+      this.notices.push(...file.claim());
+      this.restoreFrom(file);
+      this.refuseApiKeyAsAdminKey();
+      file.saveNow();
+    } catch (error) {
+      file.release();
+      throw error;
     }
+  }
+
+  private restoreFrom(file: StateFile): void {
     const saved = file.load();
     if (saved === undefined) {
       this.seed();
@@ -248,7 +272,36 @@ export class Emulator {
         );
       }
     }
-    file.saveNow();
+  }
+
+  /** An admin key that is also an API key would give every holder of that API key the admin's power. */
+  private refuseApiKeyAsAdminKey(): void {
+    const adminKey = this.options.adminKey;
+    if (adminKey !== undefined && this.keys.userOfKey(adminKey) !== undefined) {
+      throw new OptionError(
+        "adminKey",
+        "must differ from every API key, which would otherwise open the admin API",
+      );
+    }
+  }
+
+  /** Listening beyond loopback lets the network in: the start says to whom and what it reaches. */
+  private warnOfExposure(): void {
+    const host = this.options.host ?? "127.0.0.1";
+    if (isLoopbackAddress(host)) return;
+    const reach = `whoever reaches ${host} on the network can use the API with any key it knows`;
+    const usesDemoKey =
+      this.keySpecs() === undefined
+        ? " (demo-key, the default, is public: give your own with --api-key)"
+        : "";
+    this.notices.push(
+      this.access.adminKeyRequired
+        ? `warning: --host ${host} is not a loopback address: ${reach}${usesDemoKey}; the admin API, ` +
+            "GET /_emulator/snapshot and the web console ask for the admin key"
+        : `warning: --host ${host} is not a loopback address: ${reach}${usesDemoKey}, and with no key at all ` +
+            "the admin API (reset, clock, faults, balances, key disabling), GET /_emulator/snapshot (every API key " +
+            "and SSH password) and the web console; start with --admin-key to protect them",
+    );
   }
 
   private keySpecs(): string[] | undefined {
@@ -320,6 +373,7 @@ export class Emulator {
       if (route.url.startsWith(`${API_BASE}/`))
         this.apiRoutes.push(routePattern(route.url.slice(API_BASE.length)));
     });
+    app.addHook("onRequest", async (request, reply) => this.admitRequest(request, reply));
     app.addHook("onRequest", (request, reply) => this.admitApiCall(request, reply));
     app.addHook("preHandler", async (request) => {
       if (request.apiPath === undefined) return;
@@ -354,6 +408,20 @@ export class Emulator {
     );
     this.gateway.register(app);
     return app;
+  }
+
+  /**
+   * Refuses what the access guard refuses, before anything else sees the request. The area comes from
+   * the route matched, not the path as sent, so no spelling of a path (%5F, a trailing slash) escapes it.
+   */
+  private admitRequest(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+    const route = request.routeOptions.url ?? "";
+    const consoleArea = consoleAreaOf(route);
+    const area: Area = consoleArea ?? (route.startsWith(`${ADMIN_BASE}/`) ? "control" : "open");
+    const refusal = this.access.judge(request.method, request.headers, area);
+    if (refusal === undefined) return undefined;
+    if (consoleArea !== undefined) return answerConsoleRefusal(request, reply, refusal);
+    return sendError(reply, altError(refusal.status, refusal.error, refusal.message, refusal.headers));
   }
 
   /** Logs an API call, then plays its fault, its rate limit and its authentication, in that order. */

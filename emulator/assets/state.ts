@@ -1,22 +1,23 @@
 import { z } from "zod";
-import { choice, nonEmpty, seconds } from "../core/state-schema";
+import { characters, choice, nonEmpty, seconds, text } from "../core/state-schema";
 import { MEDIA_TYPES } from "./media-types";
+import { MAX_ASSET_BYTES, MAX_FILENAME_CHARACTERS } from "./store";
 
 /** An uploaded asset as the store keeps it: its measure, never its content. */
-export const assetRecordSchema = z.object({
+export const assetRecordSchema = z.strictObject({
   asset_id: nonEmpty,
   owner: nonEmpty,
   media_type: choice(MEDIA_TYPES),
-  mime_type: z.string(),
-  size_bytes: z.int().min(0),
-  sha256: z.string(),
-  head: z.string(),
+  mime_type: text,
+  size_bytes: z.int().min(0).max(MAX_ASSET_BYTES),
+  sha256: text,
+  head: text,
   purpose: choice(["temp_input"]),
   created_at: seconds,
   expires_at: seconds,
-  original_filename: z.string(),
+  original_filename: characters(MAX_FILENAME_CHARACTERS),
 });
 export type AssetRecord = z.infer<typeof assetRecordSchema>;
 
-export const assetsStateSchema = z.object({ assets: z.array(assetRecordSchema) });
+export const assetsStateSchema = z.strictObject({ assets: z.array(assetRecordSchema) });
 export type AssetSnapshot = z.infer<typeof assetsStateSchema>;

@@ -9,8 +9,22 @@ export const consolePaths = {
     `/console/users/${encodeURIComponent(user)}/instances/${encodeURIComponent(uuid)}`,
   faults: "/console/faults",
   action: (name: string) => `/console/actions/${name}`,
+  signIn: "/console/sign-in",
   script: "/console/assets/console.js",
   styles: "/console/assets/console.css",
+};
+
+/**
+ * Pages are scripts-from-self only: even if some text escaped its escaping, the browser would not run it.
+ * No other site may frame them (the actions' refusal of other sites is core/access.ts's).
+ */
+export const PAGE_HEADERS = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
 };
 
 /** What every page knows about where it is drawn. */

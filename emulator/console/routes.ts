@@ -1,29 +1,26 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Area, Refusal } from "../core/access";
 import { toApiError } from "../core/envelope";
 import { ApiError, notFound } from "../core/errors";
 import type { Emulator } from "../server";
 import { API_BASE, BODY_LIMIT } from "../server";
 import { CONSOLE_ACTIONS, type Form } from "./actions";
 import { html } from "./html";
-import { consolePaths, documentOf, liveOf, type Messages, type Page, type View } from "./layout";
+import {
+  consolePaths,
+  documentOf,
+  liveOf,
+  PAGE_HEADERS,
+  type Messages,
+  type Page,
+  type View,
+} from "./layout";
 import { ConsoleModel } from "./model";
 import { accountPage, faultsPage, instancePage, instancesPage } from "./pages";
 import { CONSOLE_SCRIPT } from "./script";
+import { registerSignIn, sendConsoleRefusal } from "./sign-in";
 import { CONSOLE_STYLES } from "./styles";
-
-/**
- * Pages are scripts-from-self only: even if some text escaped its escaping, the browser would not run it.
- * Console actions come from the console's own pages: a form on another site cannot post to them.
- */
-const PAGE_HEADERS = {
-  "content-security-policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
 
 /**
  * The web console (DESIGN §5): HTML pages at `/` and `/console/...` over a ConsoleModel. Handlers only
@@ -38,7 +35,31 @@ export function registerConsole(app: FastifyInstance, emulator: Emulator): void 
       apiPaths.add(route.url.slice(API_BASE.length));
     }
   });
-  app.register(async (scope) => consoleRoutes(scope, new ConsoleModel(emulator), apiPaths));
+  app.register(async (scope) => {
+    consoleRoutes(scope, new ConsoleModel(emulator), apiPaths);
+    registerSignIn(scope, emulator.access, pageToReturnTo);
+  });
+}
+
+/**
+ * What a console route is to the access guard (core/access.ts), by its route pattern; undefined for a
+ * route that is not the console's. Its script and styles hold nothing secret: the sign-in page uses them.
+ */
+export function consoleAreaOf(route: string): Area | undefined {
+  if (route === consolePaths.script || route === consolePaths.styles) return "open";
+  if (route === consolePaths.signIn) return "sign-in";
+  return route === consolePaths.home || route === "/console" || route.startsWith("/console/")
+    ? "control"
+    : undefined;
+}
+
+/** A console request the access guard refused, answered in the console's own ways. */
+export function answerConsoleRefusal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refusal: Refusal,
+): FastifyReply {
+  return sendConsoleRefusal(request, reply, refusal, pageToReturnTo(request.url.split("?")[0]));
 }
 
 function consoleRoutes(scope: FastifyInstance, model: ConsoleModel, apiPaths: Set<string>): void {
@@ -95,13 +116,6 @@ function consoleRoutes(scope: FastifyInstance, model: ConsoleModel, apiPaths: Se
   );
 
   scope.post<{ Params: { action: string } }>("/console/actions/:action", async (request, reply) => {
-    if (fromAnotherSite(request)) {
-      const message =
-        "Refused: console actions are taken from the console's own pages, not from another site.";
-      return acceptsJson(request)
-        ? reply.code(403).send({ ok: false, message, return_to: consolePaths.home })
-        : reply.code(403).type("text/plain; charset=utf-8").send(message);
-    }
     const name = request.params.action;
     if (!Object.hasOwn(CONSOLE_ACTIONS, name)) throw notFound("console action", name);
     const action = CONSOLE_ACTIONS[name];
@@ -174,20 +188,4 @@ function pageToReturnTo(path: string | undefined): string {
 
 function acceptsJson(request: FastifyRequest): boolean {
   return (request.headers.accept ?? "").includes("application/json");
-}
-
-/**
- * Browsers say where a request comes from (Sec-Fetch-Site, Origin); tools such as curl say nothing and
- * are let through, as the admin API lets them.
- */
-function fromAnotherSite(request: FastifyRequest): boolean {
-  const site = request.headers["sec-fetch-site"];
-  if (site !== undefined) return site !== "same-origin" && site !== "none";
-  const origin = request.headers.origin;
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).host !== request.headers.host;
-  } catch {
-    return true;
-  }
 }

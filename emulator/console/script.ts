@@ -5,7 +5,8 @@
  *   live part is fetched again at once;
  * - the live part (`<main id="live">`) is fetched every second and replaced when its version changed,
  *   unless the person is in the middle of it (a field inside has focus or was edited), so typing is never lost;
- * - focus comes back to the same control after a replacement.
+ * - focus comes back to the same control after a replacement;
+ * - a refused refresh (signed out, say) leaves the page as it was and asks for a reload.
  */
 export const CONSOLE_SCRIPT = String.raw`"use strict";
 (function () {
@@ -68,6 +69,11 @@ export const CONSOLE_SCRIPT = String.raw`"use strict";
       credentials: "same-origin",
     })
       .then(function (response) {
+        if (!response.ok) {
+          // Signed out (the emulator restarted with an admin key) or refused: the page as it was stays.
+          connection.textContent = "The emulator refused to refresh this page (HTTP " + response.status + "): reload it.";
+          return;
+        }
         var version = response.headers.get("X-Console-Version");
         return response.text().then(function (text) {
           connection.textContent = "";

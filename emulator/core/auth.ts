@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { authenticationFailed, notLoggedIn } from "./errors";
-import { nonEmpty } from "./state-schema";
+import { MAX_STATE_TEXT, nonEmpty } from "./state-schema";
 
 /** How a key appears in logs and dumps: a short hash, never the key itself. */
 export function fingerprint(key: string): string {
   return `key_${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
 }
 
-const keyEntrySchema = z.object({ key: nonEmpty, user: nonEmpty, disabled: z.boolean() });
+const keyEntrySchema = z.strictObject({ key: nonEmpty, user: nonEmpty, disabled: z.boolean() });
 type KeyEntry = z.infer<typeof keyEntrySchema>;
 export const keyRingStateSchema = z.array(keyEntrySchema);
 
@@ -113,9 +113,9 @@ export function parseKeySpec(spec: string): { user: string; key: string } {
   const colon = spec.indexOf(":");
   const key = colon === -1 ? spec : spec.slice(colon + 1);
   const user = colon === -1 ? fingerprint(spec) : spec.slice(0, colon);
-  if (user === "" || key === "" || /\s/.test(spec)) {
+  if (user === "" || key === "" || /\s/.test(spec) || spec.length > MAX_STATE_TEXT) {
     throw new Error(
-      `invalid API key spec: expected KEY or USER:KEY without spaces (got ${spec.length} characters)`,
+      `invalid API key spec: expected KEY or USER:KEY without spaces, at most ${MAX_STATE_TEXT} characters (got ${spec.length} characters)`,
     );
   }
   return { user, key };

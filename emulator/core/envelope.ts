@@ -43,11 +43,11 @@ export function toApiError(error: unknown, bodyLimit: number): ApiError {
   return systemError();
 }
 
-export const ERROR_STATUS_MODES: readonly ErrorStatusMode[] = ["http", "envelope"];
+export const ERROR_STATUS_MODES: readonly ErrorStatusMode[] = ["envelope", "http"];
 
-/** The mode an option asks for (default http); anything else is refused, naming the allowed values. */
+/** The mode an option asks for (default envelope); anything else is refused, naming the allowed values. */
 export function errorStatusMode(value: unknown, option = "errorStatus"): ErrorStatusMode {
-  if (value === undefined) return "http";
+  if (value === undefined) return "envelope";
   const mode = ERROR_STATUS_MODES.find((m) => m === value);
   if (mode === undefined) {
     throw new Error(
@@ -57,21 +57,57 @@ export function errorStatusMode(value: unknown, option = "errorStatus"): ErrorSt
   return mode;
 }
 
+interface FailureClass {
+  failure: string;
+  matches: (error: ApiError) => boolean;
+  /** The HTTP status in envelope mode: 200 with the envelope's code, or the failure's own status. */
+  inEnvelopeMode: "200" | "own status";
+}
+
 /**
- * A business failure: the request reached the API and a rule refused it (a parameter, a missing
- * resource, a wrong state, the balance). What stays an HTTP status in envelope mode: 401 and 403 (the
- * key), 5xx (the service's own failure), and every alt-shape answer, which reports the transport rather
- * than the business: an unknown path (404), a wrong method (405), a body too large (413), a rate limit
- * (429 with Retry-After), unavailability (503).
+ * The HTTP status of each class of API failure in envelope mode, first match wins (http mode answers
+ * every failure with its own status). The live service answers a business failure with HTTP 200 and
+ * the envelope's non-zero code, and its public clients read it so; what its status table gives a
+ * status of its own keeps it: the key (401), permission (403), the rate limit (429 with Retry-After)
+ * and the service's own failure (5xx), as does every answer about the transport rather than the request.
  */
-function isBusinessFailure(error: ApiError): boolean {
-  return (
-    error.alt === undefined &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    error.status !== 401 &&
-    error.status !== 403
-  );
+const FAILURE_STATUS: readonly FailureClass[] = [
+  {
+    failure:
+      "an answer about the transport, in the alternative shape: an unknown path (404), a wrong method (405), " +
+      "a body too large (413), the rate limit (429 with Retry-After), unavailability (503), a Host refused (421)",
+    matches: (error) => error.alt !== undefined,
+    inEnvelopeMode: "own status",
+  },
+  {
+    failure: "the key: not logged in or not accepted (401, code 2)",
+    matches: (e) => e.status === 401,
+    inEnvelopeMode: "own status",
+  },
+  {
+    failure: "insufficient permission (403)",
+    matches: (e) => e.status === 403,
+    inEnvelopeMode: "own status",
+  },
+  {
+    failure: "the service's own failure (5xx, code -2)",
+    matches: (e) => e.status >= 500,
+    inEnvelopeMode: "own status",
+  },
+  {
+    failure:
+      "a business failure: a parameter refused, a resource missing or another user's, a wrong state, " +
+      "the balance (400 or 404, code 1 or -1)",
+    matches: () => true,
+    inEnvelopeMode: "200",
+  },
+];
+
+/** The HTTP status an API failure answers with in `mode`. */
+export function apiFailureStatus(error: ApiError, mode: ErrorStatusMode): number {
+  if (mode === "http") return error.status;
+  const failureClass = FAILURE_STATUS.find((row) => row.matches(error)) as FailureClass;
+  return failureClass.inEnvelopeMode === "200" ? 200 : error.status;
 }
 
 export function sendError(reply: FastifyReply, error: ApiError, status = error.status): FastifyReply {
@@ -91,7 +127,7 @@ export interface ErrorHandlingOptions {
 export function installErrorHandling(
   app: FastifyInstance,
   bodyLimit: number,
-  options: ErrorHandlingOptions = { mode: "http", apiBase: "" },
+  options: ErrorHandlingOptions = { mode: "envelope", apiBase: "" },
 ): void {
   const patterns: { method: string; regex: RegExp }[] = [];
   app.addHook("onRoute", (route) => {
@@ -103,11 +139,8 @@ export function installErrorHandling(
   });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error, bodyLimit);
-    const asEnvelope =
-      options.mode === "envelope" &&
-      request.url.startsWith(`${options.apiBase}/`) &&
-      isBusinessFailure(apiError);
-    return sendError(reply, apiError, asEnvelope ? 200 : apiError.status);
+    const isApiCall = request.url.startsWith(`${options.apiBase}/`);
+    return sendError(reply, apiError, isApiCall ? apiFailureStatus(apiError, options.mode) : apiError.status);
   });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split("?")[0];

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { ADMIN_KEY_MIN_LENGTH } from "./access";
 import { parseKeySpec } from "./auth";
+import { MAX_STATE_TEXT } from "./state-schema";
 import { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./durations";
 import { amount, describeIssue, formatPath } from "./validation";
 
@@ -33,10 +35,22 @@ export const latencyOption = z.record(z.string(), z.int().min(0).max(MAX_LATENCY
 /** The rules of every option that is a plain value; each is checked on its own so the error names it. */
 const OPTION_RULES: Record<string, z.ZodType> = {
   host: z.string().min(1),
+  allowedHosts: z.array(
+    z.string().regex(/^\.?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, {
+      message:
+        "must be a host name such as host.docker.internal, or .example.com for a domain and its subdomains",
+    }),
+  ),
+  adminKey: z
+    .string()
+    .refine((key) => key.length >= ADMIN_KEY_MIN_LENGTH, {
+      message: `must be at least ${ADMIN_KEY_MIN_LENGTH} characters (for example the output of openssl rand -hex 16)`,
+    })
+    .refine((key) => !/\s/.test(key), { message: "must not contain spaces" }),
   port: z.int().min(0).max(65535),
   apiKeys: z.array(
     z.string().refine((spec) => validKeySpec(spec), {
-      message: "must be KEY or USER:KEY, without spaces and with neither part empty",
+      message: `must be KEY or USER:KEY, without spaces, with neither part empty and at most ${MAX_STATE_TEXT} characters`,
     }),
   ),
   balance: amount(true),

@@ -1,11 +1,13 @@
 import { z } from "zod";
 import type { KnownState } from "./room";
-import { describeIssue, formatPath } from "./validation";
+import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "./validation";
 
 /**
  * Building blocks of the state schemas (one per room, in each room's `state.ts`). The state file,
  * `PUT /_emulator/snapshot` and restore all read state through them, so a record that does not fit
- * is refused by name instead of breaking a transition later.
+ * is refused by name instead of breaking a transition later. They hold the API's own rules (a title
+ * of at most 50 characters, a run's inputs of at most 64 KiB, the statuses there are) and known
+ * fields only (strict objects): a document the API could never have made is refused, not kept.
  */
 
 /** Simulated Unix seconds: every time the emulator keeps is a whole second. */
@@ -14,7 +16,27 @@ export const seconds = z.int().min(0);
 /** An amount of money as the wallet keeps it: a decimal string. */
 export const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, { message: "must be a decimal number string" });
 
-export const nonEmpty = z.string().min(1);
+/**
+ * The longest text a state field holds where the API sets no limit of its own: far more than the
+ * emulator ever writes, so that a document made by hand cannot make every later save carry megabytes.
+ */
+export const MAX_STATE_TEXT = 4096;
+export const text = z.string().max(MAX_STATE_TEXT);
+export const nonEmpty = z.string().min(1).max(MAX_STATE_TEXT);
+
+/** Text of at most `max` characters, counted as the API counts a title: an emoji counts once. */
+export function characters(max: number) {
+  return z.string().refine((value) => Array.from(value).length <= max, {
+    message: `must be at most ${max} characters`,
+  });
+}
+
+/** A run's inputs as the API stores them: an object of at most MAX_STORED_INPUT_BYTES as JSON. */
+export const storedInputs = z
+  .record(text, z.unknown())
+  .refine((inputs) => Buffer.byteLength(JSON.stringify(inputs)) <= MAX_STORED_INPUT_BYTES, {
+    message: `must be at most ${MAX_STORED_INPUT_BYTES} bytes as JSON, as the API stores a run's inputs`,
+  });
 
 /** One of a fixed list of strings, refused with the list spelled out. */
 export function choice<const T extends readonly [string, ...string[]]>(values: T) {

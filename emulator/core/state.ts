@@ -85,13 +85,13 @@ export function importState(holders: StateHolders, document: unknown): void {
 }
 
 function documentSchema(rooms: readonly Room[]) {
-  return z.object({
+  return z.strictObject({
     version: z.literal(STATE_VERSION),
     now: seconds,
     keys: keyRingStateSchema,
     wallet: walletStateSchema,
     // A room missing from the document starts empty: documents written before it existed lack it.
-    rooms: z.object(Object.fromEntries(rooms.map((room) => [room.name, room.stateSchema.optional()]))),
+    rooms: z.strictObject(Object.fromEntries(rooms.map((room) => [room.name, room.stateSchema.optional()]))),
   });
 }
 

@@ -109,6 +109,9 @@ export function paginate<T>(items: readonly T[], page = 1, pageSize = DEFAULT_PA
   return items.slice((page - 1) * pageSize, page * pageSize);
 }
 
+/** An idempotency key (workflow and model runs) is at most this many characters. */
+export const MAX_IDEMPOTENCY_KEY_CHARACTERS = 256;
+
 /** What one run may keep of its request: the JSON of its inputs, at most this many bytes. */
 export const MAX_STORED_INPUT_BYTES = 64 * 1024;
 

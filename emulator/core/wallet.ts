@@ -1,7 +1,7 @@
 import Decimal from "decimal.js";
 import { z } from "zod";
 import { insufficientBalance, notFound, paramError } from "./errors";
-import { decimal, nonEmpty, seconds } from "./state-schema";
+import { decimal, nonEmpty, seconds, text } from "./state-schema";
 
 // api-v2.md shows decimal strings with 8 places.
 /** Money is exact: decimal.js, rounded to 8 places, as the API shows amounts. */
@@ -13,10 +13,10 @@ export type Amount = Decimal.Value;
  * A bill record. The API documents no bill fields, so these are the emulator's choice:
  * one record per charge, with the resource it paid for and the simulated period it covers.
  */
-const billRecordSchema = z.object({
+const billRecordSchema = z.strictObject({
   bill_id: nonEmpty,
-  kind: z.string(),
-  resource_id: z.string(),
+  kind: text,
+  resource_id: text,
   amount: decimal,
   start_time: seconds,
   end_time: seconds,
@@ -32,20 +32,20 @@ export interface ChargeInput {
 }
 
 /** Money moved out of the balance by a pre-deduction, waiting to be settled or released. */
-const reservationSchema = z.object({
+const reservationSchema = z.strictObject({
   reservation_id: nonEmpty,
   user: nonEmpty,
   amount: decimal,
-  kind: z.string(),
-  resource_id: z.string(),
+  kind: text,
+  resource_id: text,
   create_time: seconds,
 });
 export type Reservation = z.infer<typeof reservationSchema>;
 
-export const walletStateSchema = z.object({
-  balances: z.record(z.string(), decimal),
+export const walletStateSchema = z.strictObject({
+  balances: z.record(nonEmpty, decimal),
   reservations: z.array(reservationSchema),
-  bills: z.record(z.string(), z.array(billRecordSchema)),
+  bills: z.record(nonEmpty, z.array(billRecordSchema)),
 });
 export type WalletState = z.infer<typeof walletStateSchema>;
 

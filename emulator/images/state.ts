@@ -1,20 +1,26 @@
 import { z } from "zod";
-import { nonEmpty, seconds } from "../core/state-schema";
+import { characters, nonEmpty, seconds, text } from "../core/state-schema";
+import { oneOfInts } from "../core/validation";
+import { TITLE_MAX } from "../instances/store";
+import { SAVE_STATUS } from "./store";
+
+const saveStatus = oneOfInts(Object.values(SAVE_STATUS));
 
 /** A personal image as the store keeps it (and the state file holds it). */
-export const imageRecordSchema = z.object({
-  title: z.string(),
+export const imageRecordSchema = z.strictObject({
+  /** The instance's title when it was saved. */
+  title: characters(TITLE_MAX),
   uuid: nonEmpty,
-  remark: z.string(),
+  remark: text,
   layer_count: z.int().min(0),
   size: z.number().min(0),
-  pod_uuid: z.string(),
-  pod_tag: z.string(),
-  save_image_status: z.int(),
+  pod_uuid: text,
+  pod_tag: text,
+  save_image_status: saveStatus,
   create_time: seconds,
   owner: nonEmpty,
   /** The pending transition of save_image_status (data, driven by the clock). */
-  next: z.object({ save_image_status: z.int(), at: seconds }).nullable(),
+  next: z.strictObject({ save_image_status: saveStatus, at: seconds }).nullable(),
 });
 export type ImageRecord = z.infer<typeof imageRecordSchema>;
 

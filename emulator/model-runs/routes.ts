@@ -2,14 +2,14 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS, pagingQuery, parseBody, parseQuery } from "../core/validation";
 import { AssetStore } from "../assets/store";
 import type { VideoModel } from "./models";
 import { MODEL_RUN_STATUSES, type ModelRunSnapshot, modelRunsStateSchema } from "./state";
 import { ModelRunStore } from "./store";
 
 const submitBody = z.object({
-  idempotency_key: z.string().min(1).max(256),
+  idempotency_key: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_CHARACTERS),
   request_id: z.string().min(1).max(256).optional(),
   inputs: z.record(z.string(), z.unknown()),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { choice, decimal, nonEmpty, seconds } from "../core/state-schema";
+import { choice, decimal, nonEmpty, seconds, storedInputs, text } from "../core/state-schema";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from "../core/validation";
 
 /** An external model run as the store keeps it (and the state file holds it). */
 
@@ -25,46 +26,46 @@ const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const modelRunEventSchema = z.object({
+export const modelRunEventSchema = z.strictObject({
   seq: z.int().min(0),
   event_type: choice(EVENT_TYPES),
   run_status: choice(MODEL_RUN_STATUSES),
   settlement_status: choice(SETTLEMENT_STATUSES),
   amount: decimal,
-  error_message: z.string(),
+  error_message: text,
   at: seconds,
 });
 export type ModelRunEvent = z.infer<typeof modelRunEventSchema>;
 
-export const modelRunRecordSchema = z.object({
+export const modelRunRecordSchema = z.strictObject({
   run_id: nonEmpty,
   /** sha256 of the API key that created the run: the scope of list, cancel and events (spec "GET /model-runs/list"). */
   key_scope: nonEmpty,
   user: nonEmpty,
-  idempotency_key: nonEmpty,
-  request_id: z.string(),
-  endpoint: z.string(),
+  idempotency_key: nonEmpty.max(MAX_IDEMPOTENCY_KEY_CHARACTERS),
+  request_id: text,
+  endpoint: text,
   model: nonEmpty,
-  provider: z.string(),
-  gateway_task_id: z.string(),
+  provider: text,
+  gateway_task_id: text,
   status: choice(MODEL_RUN_STATUSES),
   settlement_status: choice(SETTLEMENT_STATUSES),
   reservation_id: nonEmpty,
   frozen_amount: decimal,
   settled_amount: decimal,
   released_amount: decimal,
-  error_code: z.string(),
-  error_message: z.string(),
-  inputs: z.record(z.string(), z.unknown()),
+  error_code: text,
+  error_message: text,
+  inputs: storedInputs,
   outcome: choice(["completed", "failed"]),
-  due: z.object({ status: choice(["running", "outcome"]), at: seconds }).nullable(),
+  due: z.strictObject({ status: choice(["running", "outcome"]), at: seconds }).nullable(),
   created_at: seconds,
   updated_at: seconds,
   events: z.array(modelRunEventSchema),
 });
 export type ModelRunRecord = z.infer<typeof modelRunRecordSchema>;
 
-export const modelRunsStateSchema = z.object({
+export const modelRunsStateSchema = z.strictObject({
   runs: z.array(modelRunRecordSchema),
   seq: z.int().min(0),
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS, pagingQuery, parseBody, parseQuery } from "../core/validation";
 import { AssetStore } from "../assets/store";
 import type { WorkflowDefinition } from "./entries";
 import { RUN_STATUSES, type WorkflowSnapshot, workflowsStateSchema } from "./state";
@@ -19,7 +19,7 @@ const submitBody = z.object({
   workflow_id: z.string().min(1),
   revision_id: z.string().min(1).optional(),
   inputs: z.record(z.string(), z.unknown()).optional(),
-  idempotency_key: z.string().min(1).max(256),
+  idempotency_key: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_CHARACTERS),
   accept_external_cost_risk: z.boolean().optional(),
 });
 const runQuery = z.object({ run_order_id: z.string().min(1) });

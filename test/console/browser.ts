@@ -24,7 +24,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function openBrowser(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches, e.g. `--host-resolver-rules` to point a made-up name at loopback. */
+export async function openBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(
       `The browser test needs Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\`.`,
@@ -36,7 +37,7 @@ export async function openBrowser(): Promise<Browser> {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       timeout: WAIT_MS,
       viewport: { width: 1280, height: 800 },
     });

@@ -2,23 +2,37 @@
  * The web console in a real browser (Debian's Chromium through playwright-core) against a running
  * emulator with a frozen clock: a person renames an instance, stops another, advances the clock and
  * injects a fault, each checked through the API; then `preview --refresh` of the fleet program shows the
- * drift made in the browser. Every wait is for a state of the page, never for time.
+ * drift made in the browser. Last, pages of other sites try what a browser lets them: forms and no-cors
+ * fetches at the admin API and the console, and a name of their own resolved to the emulator (DNS
+ * rebinding, made here by Chromium's host resolver rules). Every wait is for a state of the page, never
+ * for time.
  *
  * Screenshots of the main pages go to $TMPDIR/gpucloud-console-screenshots; with
  * UPDATE_CONSOLE_SCREENSHOT=1 the instances page is also copied to docs/console.png for the README.
  */
 import * as fs from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Page } from "playwright-core";
 import { compiledExample } from "../examples/helpers";
-import { DEMO_KEY, DEMO_USER, instanceInfo, startTestEmulator, type TestEmulator } from "../emulator/helpers";
+import {
+  createInstance,
+  DEMO_KEY,
+  DEMO_USER,
+  instanceInfo,
+  startTestEmulator,
+  type TestEmulator,
+} from "../emulator/helpers";
 import { openBrowser, type Browser } from "./browser";
 import { REPO_ROOT } from "../../dev/self-link";
 import { secret, Stack, type Step } from "../../testing";
 
 const SCREENSHOTS = path.join(os.tmpdir(), "gpucloud-console-screenshots");
 const README_SCREENSHOT = path.join(REPO_ROOT, "docs", "console.png");
+/** A name of an attacker's own that Chromium resolves to loopback, as a rebinding DNS server would. */
+const REBOUND_NAME = "rebound.attacker.test";
 /** A fixed simulated start, so the pages (and the README's screenshot) show the same time every run. */
 const START = Date.UTC(2026, 2, 2, 9, 0, 0) / 1000;
 /** Chromium start-up, a Pulumi up and the walk through the pages, on a loaded machine. */
@@ -29,16 +43,19 @@ let stack: Stack;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
+/** Set while pages of other sites are refused on purpose. */
+let refusalsWanted = false;
 const uuidOf: Record<string, string> = {};
 
 beforeAll(async () => {
-  browser = await openBrowser();
+  browser = await openBrowser([`--host-resolver-rules=MAP ${REBOUND_NAME} 127.0.0.1`]);
   page = browser.page;
   page.on("pageerror", (error) => pageErrors.push(error.message));
   page.on("console", (message) => {
-    // Chromium logs every answer of 400 or more; a refused action's is the outcome the test wants.
+    // Chromium logs every answer of 400 or more; a refused action's, and the refusals of other sites'
+    // requests, are the outcomes the tests want.
     const refusedAction = message.location().url.includes("/console/actions/");
-    if (message.type() === "error" && !refusedAction) pageErrors.push(message.text());
+    if (message.type() === "error" && !refusedAction && !refusalsWanted) pageErrors.push(message.text());
   });
   fs.rmSync(SCREENSHOTS, { recursive: true, force: true });
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -248,5 +265,92 @@ describe("the web console in a browser", () => {
     await page.getByRole("button", { name: "Reset emulator" }).click();
     await said("The emulator is back to its seed");
     expect((await t.api("GET", "/instance/list")).body.data.total).toBe(0);
+  });
+});
+
+/**
+ * What a page of another site does: a no-cors fetch resetting the emulator, then forms (into frames, as
+ * a page would hide them) disabling the demo key and advancing the clock through the console; the page's
+ * title says when every answer has arrived.
+ */
+const ATTACK_PAGE = `<!doctype html><title>attacking</title><script>
+const target = new URLSearchParams(location.search).get("target");
+function post(path, fields) {
+  return new Promise((resolve) => {
+    const frame = document.createElement("iframe");
+    frame.name = "frame" + Math.random().toString(36).slice(2);
+    document.body.append(frame);
+    frame.addEventListener("load", resolve);
+    const form = document.createElement("form");
+    form.method = "post";
+    form.action = target + path;
+    form.target = frame.name;
+    for (const [name, value] of Object.entries(fields)) {
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      input.value = value;
+      form.append(input);
+    }
+    document.body.append(form);
+    form.submit();
+  });
+}
+(async () => {
+  await fetch(target + "/_emulator/reset", { method: "POST", mode: "no-cors" }).catch(() => undefined);
+  await post("/_emulator/keys/${DEMO_KEY}/disable", {});
+  await post("/console/actions/advance", { seconds: "3600" });
+  document.title = "done";
+})();
+</script>`;
+
+describe("pages of other sites, in the same browser", () => {
+  let attacker: Server;
+  let attackerPort: number;
+  beforeAll(async () => {
+    attacker = createServer((_request, response) =>
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(ATTACK_PAGE),
+    );
+    await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+    attackerPort = (attacker.address() as AddressInfo).port;
+    refusalsWanted = true;
+  });
+  afterAll(async () => {
+    refusalsWanted = false;
+    await new Promise<void>((resolve) => attacker.close(() => resolve()));
+  });
+
+  it.each([
+    ["another port of the emulator's host (same-site)", "127.0.0.1"],
+    ["another site", "localhost"],
+  ])("cannot reset the emulator, disable a key or act in the console from %s", async (_from, host) => {
+    const { instance_uuid } = await createInstance(t);
+    const before = await t.now();
+    const answered: number[] = [];
+    const fromEmulator = (response: { url(): string; status(): number }) => {
+      if (response.url().startsWith(t.url)) answered.push(response.status());
+    };
+    page.on("response", fromEmulator);
+    try {
+      await page.goto(`http://${host}:${attackerPort}/?target=${encodeURIComponent(t.url)}`);
+      await page.waitForFunction('document.title === "done"');
+    } finally {
+      page.off("response", fromEmulator);
+    }
+    // The emulator itself refused all three: the browser sent them, it did not block them.
+    expect(answered).toEqual([403, 403, 403]);
+    expect((await instanceInfo(t, instance_uuid)).body.code).toBe(0);
+    expect((await t.api("GET", "/balance/info")).body.code).toBe(0);
+    expect(await t.now()).toBe(before);
+  });
+
+  it("cannot read the snapshot or the console through a name of its own that resolves to the emulator", async () => {
+    for (const path of ["/_emulator/snapshot", "/"]) {
+      const response = await page.goto(`http://${REBOUND_NAME}:${t.running.port}${path}`);
+      expect(response?.status()).toBe(421);
+      const text = await page.locator("body").innerText();
+      expect(text).toContain(`--allowed-host ${REBOUND_NAME}`);
+      expect(text).not.toContain(DEMO_KEY);
+    }
   });
 });

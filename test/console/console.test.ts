@@ -202,7 +202,7 @@ describe("the console's actions", () => {
     expect(await statusOf(uuid)).toBe(27);
 
     expect((await act("destroy", target)).json.ok).toBe(true);
-    expect((await instanceInfo(t, uuid)).status).toBe(404);
+    expect((await instanceInfo(t, uuid)).body.code).toBe(-1);
   });
 
   it("sets and cancels an idle policy and sets the utilisation the idle check sees", async () => {

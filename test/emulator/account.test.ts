@@ -9,12 +9,13 @@ import {
   runningInstance,
   startTestEmulator,
   type TestEmulator,
+  HTTP_ERROR_STATUS,
 } from "./helpers";
 
 describe("emulator account", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator({ balance: 1000 });
+    t = await startTestEmulator({ ...HTTP_ERROR_STATUS, balance: 1000 });
   });
   afterAll(() => t.close());
   beforeEach(() => t.admin("POST", "/reset"));

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { request } from "undici";
-import { startTestEmulator, type TestEmulator } from "./helpers";
+import { startTestEmulator, type TestEmulator, HTTP_ERROR_STATUS } from "./helpers";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -10,7 +10,7 @@ const BOB = "bob-key";
 const MIB = 1024 * 1024;
 
 beforeAll(async () => {
-  t = await startTestEmulator({ apiKeys: [`alice:${ALICE}`, `bob:${BOB}`] });
+  t = await startTestEmulator({ ...HTTP_ERROR_STATUS, apiKeys: [`alice:${ALICE}`, `bob:${BOB}`] });
 });
 afterAll(() => t.close());
 beforeEach(async () => {

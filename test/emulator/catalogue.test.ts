@@ -1,9 +1,9 @@
-import { startTestEmulator, type TestEmulator } from "./helpers";
+import { startTestEmulator, type TestEmulator, HTTP_ERROR_STATUS } from "./helpers";
 
 describe("emulator catalogue", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator();
+    t = await startTestEmulator(HTTP_ERROR_STATUS);
   });
   afterAll(() => t.close());
 

@@ -30,9 +30,9 @@ function transpileEmulator(): string {
   return out;
 }
 
-function runCli(out: string, args: string[]): ChildProcess {
+function runCli(out: string, args: string[], env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [join(out, "emulator", "cli.js"), ...args], {
-    env: { ...process.env, NODE_PATH: join(ROOT, "node_modules") },
+    env: { ...process.env, NODE_PATH: join(ROOT, "node_modules"), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
@@ -101,6 +101,20 @@ describe("gpucloud-emulator CLI", () => {
     expect(await exited).toBe(0);
   });
 
+  it("asks for the admin key given in GPUCLOUD_EMULATOR_ADMIN_KEY, out of sight of the process list", async () => {
+    const adminKey = "cli-admin-key-5e0d7a91";
+    const child = runCli(out, ["--port", "0"], { GPUCLOUD_EMULATOR_ADMIN_KEY: adminKey });
+    const url = (await firstLine(child)).replace("gpucloud emulator listening on ", "");
+    expect((await fetch(`${url}/_emulator/clock`)).status).toBe(401);
+    const signed = await fetch(`${url}/_emulator/clock`, {
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
+    expect(signed.status).toBe(200);
+    const exited = exitCode(child);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
   it("exits cleanly on SIGINT", async () => {
     const child = runCli(out, ["--port", "0"]);
     await firstLine(child);
@@ -117,6 +131,8 @@ describe("gpucloud-emulator CLI", () => {
     for (const option of [
       "--host",
       "--port",
+      "--allowed-host",
+      "--admin-key",
       "--api-key",
       "--balance",
       "--time-scale",
@@ -162,6 +178,11 @@ describe("gpucloud-emulator CLI", () => {
     [["--request-timeout", "0"], "--request-timeout: must be at least 1"],
     [["--max-connections", "many"], "--max-connections: 'many' is not a number"],
     [["--api-key", "bad key"], "--api-key: [0]: must be KEY or USER:KEY"],
+    [
+      ["--admin-key", "short"],
+      "--admin-key (or GPUCLOUD_EMULATOR_ADMIN_KEY): must be at least 16 characters",
+    ],
+    [["--allowed-host", "http://x.example/"], "--allowed-host: [0]: must be a host name"],
     [["--seed", "/nonexistent/seed.json"], "seed file /nonexistent/seed.json cannot be read (ENOENT)"],
   ])("refuses %j with one line naming the option, exit code 2 and no banner", async (args, message) => {
     const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", ...args]);
@@ -183,13 +204,24 @@ describe("gpucloud-emulator --state", () => {
     const child = runCli(out, ["--port", "0", "--time-scale", "0", ...args]);
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
+    /** Resolves once stderr holds `text`: the CLI prints its notices just after the listening line. */
+    const printed = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!stderr.includes(text)) return;
+          child.stderr!.off("data", check);
+          resolve();
+        };
+        child.stderr!.on("data", check);
+        check();
+      });
     const url = /listening on (\S+)$/.exec(await firstLine(child))![1];
     const stop = async () => {
       const exited = exitCode(child);
       child.kill("SIGTERM");
       await exited;
     };
-    return { url, stop, stderr: () => stderr };
+    return { url, stop, stderr: () => stderr, printed, child };
   };
   const balanceOf = async (url: string, key: string) => {
     const res = await fetch(`${url}/api/open/v2/balance/info`, {
@@ -232,6 +264,31 @@ describe("gpucloud-emulator --state", () => {
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 
+  it("refuses a second emulator on a state file in use, naming the first's pid; takes over after a SIGKILL, saying so", async () => {
+    const file = join(dir, "shared.json");
+    const first = await start(["--state", file]);
+    const second = await runToEnd(out, ["--port", "0", "--state", file]);
+    expect(second.code).toBe(2);
+    expect(second.stdout).toBe("");
+    expect(second.stderr).toContain(
+      `state file ${file} is in use by the emulator with pid ${first.child.pid} on `,
+    );
+    const killed = exitCode(first.child);
+    first.child.kill("SIGKILL");
+    await killed;
+
+    const third = await start(["--state", file]);
+    try {
+      await third.printed(`took over ${file}.lock from pid ${first.child.pid}`);
+      expect(third.stderr()).toMatch(
+        /^gpucloud-emulator: took over .*, which no longer runs on this host\n$/,
+      );
+    } finally {
+      await third.stop();
+    }
+    expect(readdirSync(dir).filter((name) => name.startsWith("shared.json"))).toEqual(["shared.json"]);
+  });
+
   it("accepts --api-key keys besides the saved ones and opens new users with --balance, saying so", async () => {
     const file = join(dir, "keys.json");
     const first = await start(["--state", file, "--api-key", "team:old-key", "--balance", "40"]);
@@ -252,8 +309,7 @@ describe("gpucloud-emulator --state", () => {
       expect(await balanceOf(second.url, "old-key")).toBe(40);
       expect(await balanceOf(second.url, "new-key")).toBe(40);
       expect(await balanceOf(second.url, "solo-key")).toBe(7);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(second.stderr()).toContain("--balance 7 is the starting balance of users new to");
+      await second.printed("--balance 7 is the starting balance of users new to");
     } finally {
       await second.stop();
     }
@@ -270,6 +326,6 @@ describe("gpucloud-emulator --state", () => {
     let text = "";
     child.stderr!.on("data", (chunk) => (text += chunk));
     expect(await exitCode(child)).toBe(2);
-    expect(text).toContain('--error-status: must be one of http, envelope, got "quiet"');
+    expect(text).toContain('--error-status: must be one of envelope, http, got "quiet"');
   });
 });

@@ -12,12 +12,13 @@ import {
   pod,
   startTestEmulator,
   type TestEmulator,
+  HTTP_ERROR_STATUS,
 } from "./helpers";
 
 describe("emulator envelope and robustness", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator();
+    t = await startTestEmulator(HTTP_ERROR_STATUS);
   });
   afterAll(() => t.close());
 
@@ -84,6 +85,7 @@ describe("emulator authentication", () => {
   let t: TestEmulator;
   beforeAll(async () => {
     t = await startTestEmulator({
+      ...HTTP_ERROR_STATUS,
       apiKeys: ["alice:alice-key-1", "alice:alice-key-2", "bob:bob-key", "solo-key"],
     });
   });
@@ -138,7 +140,7 @@ describe("emulator authentication", () => {
   });
 
   it("starts with one key demo-key when none is given", async () => {
-    const other = await startTestEmulator();
+    const other = await startTestEmulator(HTTP_ERROR_STATUS);
     try {
       expect((await other.api("GET", "/balance/info", { key: DEMO_KEY })).body.data.balance).toBe(1000);
     } finally {
@@ -149,7 +151,7 @@ describe("emulator authentication", () => {
 
 describe("emulator rate limiting", () => {
   it("answers the request over the per-key limit with 429 and Retry-After", async () => {
-    const t = await startTestEmulator({ rateLimit: 2 });
+    const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, rateLimit: 2 });
     try {
       const statuses = [];
       for (let i = 0; i < 3; i += 1) statuses.push(await t.api("GET", "/instance/list"));
@@ -165,7 +167,7 @@ describe("emulator rate limiting", () => {
   });
 
   it("counts each key on its own", async () => {
-    const t = await startTestEmulator({ rateLimit: 1, apiKeys: ["a-key", "b-key"] });
+    const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, rateLimit: 1, apiKeys: ["a-key", "b-key"] });
     try {
       expect((await t.api("GET", "/instance/list", { key: "a-key" })).status).toBe(200);
       expect((await t.api("GET", "/instance/list", { key: "b-key" })).status).toBe(200);
@@ -179,7 +181,7 @@ describe("emulator rate limiting", () => {
 describe("emulator fault injection", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator();
+    t = await startTestEmulator(HTTP_ERROR_STATUS);
   });
   afterAll(() => t.close());
   beforeEach(() => t.admin("POST", "/reset"));
@@ -259,7 +261,7 @@ describe("emulator fault injection", () => {
     await new Promise<void>((resolve, reject) => {
       const socket = connect({ host: "127.0.0.1", port: t.running.port }, () => {
         socket.end(
-          `POST /api/open/v2/instance/create_by_pod HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
+          `POST /api/open/v2/instance/create_by_pod HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
             `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
           () => {
             socket.destroy();
@@ -351,7 +353,7 @@ describe("emulator fault injection", () => {
 
 describe("emulator request log", () => {
   it("records method, path, fingerprinted key, status and time, and can be cleared", async () => {
-    const t = await startTestEmulator();
+    const t = await startTestEmulator(HTTP_ERROR_STATUS);
     try {
       await t.api("GET", "/instance/list", { query: { page: 1 } });
       await t.api("GET", "/instance/list", { key: "wrong-key" });
@@ -391,7 +393,7 @@ describe("emulator request log", () => {
 describe("emulator admin API", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator({ startTime: 1_800_000_000 });
+    t = await startTestEmulator({ ...HTTP_ERROR_STATUS, startTime: 1_800_000_000 });
   });
   afterAll(() => t.close());
 
@@ -446,7 +448,7 @@ describe("emulator persistence", () => {
     const dir = mkdtempSync(join(tmpdir(), "gpucloud-emu-"));
     const stateFile = join(dir, "state.json");
     try {
-      const first = await startTestEmulator({ stateFile });
+      const first = await startTestEmulator({ ...HTTP_ERROR_STATUS, stateFile });
       const created = await createInstance(first);
       await first.api("POST", "/instance/update_title", {
         body: { instance_uuid: created.instance_uuid, title: "kept" },
@@ -456,7 +458,7 @@ describe("emulator persistence", () => {
       await first.close();
       expect(readFileSync(stateFile, "utf8")).toContain(created.instance_uuid);
 
-      const second = await startTestEmulator({ stateFile });
+      const second = await startTestEmulator({ ...HTTP_ERROR_STATUS, stateFile });
       try {
         const info = await instanceInfo(second, created.instance_uuid);
         expect(info.body.data).toMatchObject({ title: "kept", status: 2 });
@@ -474,7 +476,7 @@ describe("emulator persistence", () => {
     const dir = mkdtempSync(join(tmpdir(), "gpucloud-emu-"));
     const stateFile = join(dir, "state.json");
     try {
-      const t = await startTestEmulator({ stateFile });
+      const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, stateFile });
       try {
         const created = await createInstance(t);
         expect(readFileSync(stateFile, "utf8")).toContain(created.instance_uuid);
@@ -489,7 +491,7 @@ describe("emulator persistence", () => {
 
 describe("emulator real-time clock", () => {
   it("moves simulated time at timeScale simulated seconds per real second", async () => {
-    const t = await startTestEmulator({ timeScale: 1000 });
+    const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, timeScale: 1000 });
     try {
       const created = await createInstance(t);
       const deadline = Date.now() + 5000;
@@ -505,7 +507,7 @@ describe("emulator real-time clock", () => {
   });
 
   it("keeps a frozen clock (timeScale 0) still between advances", async () => {
-    const t = await startTestEmulator();
+    const t = await startTestEmulator(HTTP_ERROR_STATUS);
     try {
       const before = await t.now();
       await new Promise((resolve) => setTimeout(resolve, 1100));

@@ -1,7 +1,8 @@
 /**
- * `--error-status envelope` (EmulatorOptions.errorStatus): business failures answer HTTP 200 with the
- * envelope code, as clients of the live service expect; the key, rate limits, the service's own failures
- * and transport-level answers keep their HTTP status, and so does the admin API.
+ * The error modes (EmulatorOptions.errorStatus, `--error-status`): envelope, the default, answers
+ * business failures with HTTP 200 and the envelope code, as the live service does; http with 400/404.
+ * The key, rate limits, the service's own failures and transport-level answers keep their HTTP status
+ * in both, and so does the admin API.
  */
 import { startEmulator } from "pulumi-gpucloud/emulator";
 import { startTestEmulator, type TestEmulator } from "./helpers";
@@ -9,7 +10,8 @@ import { startTestEmulator, type TestEmulator } from "./helpers";
 describe.each([
   ["http", 400, 404],
   ["envelope", 200, 200],
-] as const)("errorStatus %s", (mode, refusedStatus, missingStatus) => {
+  [undefined, 200, 200],
+] as const)("errorStatus %s (undefined: the default)", (mode, refusedStatus, missingStatus) => {
   let t: TestEmulator;
   beforeAll(async () => {
     t = await startTestEmulator({ errorStatus: mode, rateLimit: 50 });
@@ -58,7 +60,7 @@ describe.each([
 describe("the errorStatus option", () => {
   it("refuses a mode it does not know, naming the allowed ones", async () => {
     await expect(startEmulator({ port: 0, errorStatus: "quiet" as never })).rejects.toThrow(
-      'errorStatus: must be one of http, envelope, got "quiet"',
+      'errorStatus: must be one of envelope, http, got "quiet"',
     );
   });
 });

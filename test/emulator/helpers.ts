@@ -46,6 +46,13 @@ export interface TestEmulator {
   close(): Promise<void>;
 }
 
+/**
+ * For the emulator's own route tests, which check how each failure is classed by its HTTP status (400,
+ * 404) as well as its code: only the http error mode shows it. The default, envelope, answers them
+ * with HTTP 200 (error-status.test.ts covers it, and every suite that starts its emulator without this).
+ */
+export const HTTP_ERROR_STATUS = { errorStatus: "http" } as const;
+
 /** Starts an emulator on a free loopback port with a frozen clock (tests move it with advance). */
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const running = await startEmulator({ port: 0, timeScale: 0, ...options });
@@ -74,7 +81,12 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     url: running.url,
     apiBase: running.apiBase,
     api: (method, path, options = {}) => call(`${running.apiBase}${path}`, method, options),
-    admin: (method, path, body) => call(`${running.url}/_emulator${path}`, method, { key: null, body }),
+    // With an admin key, admin calls carry it as a script would; the API keeps its own keys.
+    admin: (method, path, body) =>
+      call(`${running.url}/_emulator${path}`, method, {
+        key: options.adminKey ?? null,
+        body,
+      }),
     advance: async (seconds) => (await test.admin("POST", "/clock/advance", { seconds })).body.now as number,
     now: async () => (await test.admin("GET", "/clock")).body.now as number,
     close: () => running.close(),

@@ -8,6 +8,7 @@ import {
   startTestEmulator,
   type TestEmulator,
   untilClosed,
+  HTTP_ERROR_STATUS,
 } from "./helpers";
 
 /** Opens a raw connection and resolves once it is connected. */
@@ -31,7 +32,7 @@ async function connectionsReach(t: TestEmulator, count: number): Promise<void> {
 describe("input used as a lookup key", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator({ balance: 100_000 });
+    t = await startTestEmulator({ ...HTTP_ERROR_STATUS, balance: 100_000 });
   });
   afterAll(() => t.close());
 
@@ -101,7 +102,7 @@ describe("input used as a lookup key", () => {
 describe("idempotency keys built from crafted ids", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator({ balance: 100_000 });
+    t = await startTestEmulator({ ...HTTP_ERROR_STATUS, balance: 100_000 });
   });
   afterAll(() => t.close());
 
@@ -147,13 +148,13 @@ describe("idempotency keys built from crafted ids", () => {
 
 describe("connections, slow requests and the rate limiter", () => {
   it("cuts off a request whose body does not arrive within the request timeout, and creates nothing", async () => {
-    const t = await startTestEmulator({ requestTimeoutMs: 300 });
+    const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, requestTimeoutMs: 300 });
     try {
       const socket = await open(t.running.port);
       const closed = untilClosed(socket);
       const body = JSON.stringify({ pod_uuid: "p", gpu_uuid: "g", gpu_nums: 1 });
       socket.write(
-        `POST /api/open/v2/instance/create_by_pod HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
+        `POST /api/open/v2/instance/create_by_pod HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${DEMO_KEY}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
       );
       const answer = await closed;
@@ -165,7 +166,7 @@ describe("connections, slow requests and the rate limiter", () => {
   });
 
   it("closes connections beyond maxConnections as they arrive and serves again once others close", async () => {
-    const t = await startTestEmulator({ maxConnections: 3 });
+    const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, maxConnections: 3 });
     const held: Socket[] = [];
     try {
       for (let i = 0; i < 3; i += 1) held.push(await open(t.running.port));
@@ -182,7 +183,7 @@ describe("connections, slow requests and the rate limiter", () => {
   });
 
   it("limits requests with rotating made-up keys by the client's address", async () => {
-    const t = await startTestEmulator({ rateLimit: 3 });
+    const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, rateLimit: 3 });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 6; i += 1)
@@ -211,7 +212,7 @@ describe("connections, slow requests and the rate limiter", () => {
 describe("trailing slashes", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator();
+    t = await startTestEmulator(HTTP_ERROR_STATUS);
   });
   afterAll(() => t.close());
 

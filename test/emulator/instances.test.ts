@@ -7,12 +7,13 @@ import {
   runningInstance,
   startTestEmulator,
   type TestEmulator,
+  HTTP_ERROR_STATUS,
 } from "./helpers";
 
 describe("emulator instances", () => {
   let t: TestEmulator;
   beforeAll(async () => {
-    t = await startTestEmulator({ apiKeys: ["demo-key", "other:other-key"] });
+    t = await startTestEmulator({ ...HTTP_ERROR_STATUS, apiKeys: ["demo-key", "other:other-key"] });
   });
   afterAll(() => t.close());
   beforeEach(() => t.admin("POST", "/reset"));

@@ -2,7 +2,7 @@ import Decimal from "decimal.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestEmulator, type TestEmulator } from "./helpers";
+import { startTestEmulator, type TestEmulator, HTTP_ERROR_STATUS } from "./helpers";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -13,7 +13,7 @@ const BOB = "bob-key";
 const KEYS = [`alice:${ALICE}`, `alice:${ALICE_2}`, `bob:${BOB}`];
 
 beforeAll(async () => {
-  t = await startTestEmulator({ apiKeys: KEYS, balance: 50 });
+  t = await startTestEmulator({ ...HTTP_ERROR_STATUS, apiKeys: KEYS, balance: 50 });
 });
 afterAll(() => t.close());
 beforeEach(async () => {
@@ -413,7 +413,12 @@ describe("state file", () => {
     const dir = mkdtempSync(join(tmpdir(), "gpucloud-emu-work-"));
     const stateFile = join(dir, "state.json");
     try {
-      const first = await startTestEmulator({ apiKeys: KEYS, stateFile, startTime: 1_800_000_000 });
+      const first = await startTestEmulator({
+        ...HTTP_ERROR_STATUS,
+        apiKeys: KEYS,
+        stateFile,
+        startTime: 1_800_000_000,
+      });
       const form = new FormData();
       form.append("file", new Blob([Buffer.from("img")], { type: "image/png" }), "face.png");
       const asset = (
@@ -449,7 +454,7 @@ describe("state file", () => {
       };
       await first.close();
 
-      const second = await startTestEmulator({ apiKeys: KEYS, stateFile });
+      const second = await startTestEmulator({ ...HTTP_ERROR_STATUS, apiKeys: KEYS, stateFile });
       expect((await second.api("GET", `/assets/${asset.asset_id}`, { key: ALICE })).body).toEqual(
         before.asset,
       );

@@ -5,7 +5,7 @@
  * admin API, the console and instances' services are not API calls and stay out of it.
  */
 import { fingerprint } from "pulumi-gpucloud/emulator";
-import { DEMO_KEY, startTestEmulator, type TestEmulator } from "./helpers";
+import { DEMO_KEY, startTestEmulator, type TestEmulator, HTTP_ERROR_STATUS } from "./helpers";
 
 interface Logged {
   method: string;
@@ -144,7 +144,7 @@ const NOT_API: ((t: TestEmulator) => Promise<unknown>)[] = [
 
 describe("the emulator's request log under a rate limit", () => {
   let t: TestEmulator;
-  beforeAll(async () => (t = await startTestEmulator({ rateLimit: 1 })));
+  beforeAll(async () => (t = await startTestEmulator({ ...HTTP_ERROR_STATUS, rateLimit: 1 })));
   afterAll(() => t.close());
 
   it("records the calls the rate limiter refused", async () => {
@@ -160,7 +160,7 @@ describe("the emulator's request log under a rate limit", () => {
 
 describe("the emulator's request log", () => {
   let t: TestEmulator;
-  beforeAll(async () => (t = await startTestEmulator()));
+  beforeAll(async () => (t = await startTestEmulator(HTTP_ERROR_STATUS)));
   afterAll(() => t.close());
   beforeEach(() => t.admin("DELETE", "/requests"));
 

@@ -108,3 +108,87 @@ describe("snapshots: GET and PUT /_emulator/snapshot", () => {
     );
   });
 });
+
+describe("snapshot import applies the API's own rules", () => {
+  let t: TestEmulator;
+  let exported: Json;
+  beforeAll(async () => {
+    t = await startTestEmulator({ startTime: 1_800_000_000 });
+    const uuid = await runningInstance(t);
+    await t.api("POST", "/model-runs/videos", {
+      body: { idempotency_key: "rules", inputs: { model: "demo-video", prompt: "p" } },
+    });
+    await t.api("POST", "/instance/update_title", { body: { instance_uuid: uuid, title: "kept" } });
+    exported = (await t.admin("GET", "/snapshot")).body as Json;
+  });
+  afterAll(() => t.close());
+
+  /** The exported document with one change made by `change`. */
+  const changed = (change: (document: Json) => void): Json => {
+    const document = structuredClone(exported);
+    change(document);
+    return document;
+  };
+
+  it.each<[string, (document: Json) => void, string]>([
+    [
+      "a title over 50 characters",
+      (d) => (d.rooms.instances[0].title = "x".repeat(51)),
+      "rooms.instances[0].title: must be at most 50 characters",
+    ],
+    [
+      "an unknown top-level key",
+      (d) => (d.padding = "x".repeat(1 << 20)),
+      "body: has an unknown field: padding",
+    ],
+    ["an unknown room", (d) => (d.rooms.sandboxes = []), "rooms: has an unknown field: sandboxes"],
+    [
+      "an unknown field of an instance",
+      (d) => (d.rooms.instances[0].owner_is_admin = true),
+      "rooms.instances[0]: has an unknown field: owner_is_admin",
+    ],
+    [
+      "an unknown field of a key",
+      (d) => (d.keys[0].scopes = ["admin"]),
+      "keys[0]: has an unknown field: scopes",
+    ],
+    [
+      "a gpu_nums the API never takes",
+      (d) => (d.rooms.instances[0].gpu_nums = 3),
+      "rooms.instances[0].gpu_nums: must be one of 1, 2, 4, 8",
+    ],
+    [
+      "a status the cloud does not have",
+      (d) => (d.rooms.instances[0].status = 99),
+      "rooms.instances[0].status: must be one of",
+    ],
+    [
+      "run inputs over 64 KiB",
+      (d) => (d.rooms["model-runs"].runs[0].inputs.prompt = "x".repeat(70_000)),
+      "rooms.model-runs.runs[0].inputs: must be at most 65536 bytes as JSON",
+    ],
+    [
+      "an idempotency key over 256 characters",
+      (d) => (d.rooms["model-runs"].runs[0].idempotency_key = "k".repeat(257)),
+      "rooms.model-runs.runs[0].idempotency_key: must be at most 256 characters",
+    ],
+    [
+      "a text field of megabytes",
+      (d) => (d.rooms.instances[0].image_name = "x".repeat(1 << 20)),
+      "rooms.instances[0].image_name: must be at most 4096 characters",
+    ],
+  ])(
+    "refuses %s with 400 naming the path and the rule, and changes nothing",
+    async (_what, change, message) => {
+      const answer = await t.admin("PUT", "/snapshot", changed(change));
+      expect(answer.status).toBe(400);
+      expect(answer.body.code).toBe(1);
+      expect(answer.body.msg).toContain(message);
+      expect((await t.admin("GET", "/snapshot")).body).toEqual(exported);
+    },
+  );
+
+  it("takes the exported document back as it is", async () => {
+    expect((await t.admin("PUT", "/snapshot", exported)).status).toBe(200);
+  });
+});

@@ -4,14 +4,17 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Emulator, MAX_STORED_INPUT_BYTES } from "pulumi-gpucloud/emulator";
+import { writeNewFile } from "../../emulator/core/persistence";
 import { createInstance, startTestEmulator, type TestEmulator } from "./helpers";
 
 describe("emulator state file", () => {
@@ -80,22 +83,28 @@ describe("emulator state file", () => {
 
   it("removes the temporary files of processes that crashed while saving, and keeps a running one's", async () => {
     const file = join(dir, "state.json");
-    const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
-    writeFileSync(`${file}.${dead}.tmp`, "half a state");
-    writeFileSync(`${file}.${process.ppid}.tmp`, "someone else's write in progress");
+    const dead = deadPid();
+    writeFileSync(`${file}.${dead}.tmp`, "half a state, named as emulators before 0.1 named it");
+    writeFileSync(`${file}.${dead}.a1b2c3d4e5f6.tmp`, "half a state");
+    writeFileSync(`${file}.${process.ppid}.a1b2c3d4e5f6.tmp`, "someone else's write in progress");
     writeFileSync(join(dir, "other.json.12.tmp"), "not ours");
     const emulator = new Emulator({ stateFile: file });
     expect(existsSync(`${file}.${dead}.tmp`)).toBe(false);
-    expect(existsSync(`${file}.${process.ppid}.tmp`)).toBe(true);
+    expect(existsSync(`${file}.${dead}.a1b2c3d4e5f6.tmp`)).toBe(false);
+    expect(existsSync(`${file}.${process.ppid}.a1b2c3d4e5f6.tmp`)).toBe(true);
     expect(existsSync(join(dir, "other.json.12.tmp"))).toBe(true);
-    expect(emulator.notices).toEqual([
+    expect(emulator.notices.sort()).toEqual([
+      `removed state.json.${dead}.a1b2c3d4e5f6.tmp, left behind by an emulator that crashed while saving`,
       `removed state.json.${dead}.tmp, left behind by an emulator that crashed while saving`,
     ]);
+    await emulator.close();
   });
 
   it("fails a start whose file cannot be written, naming it", () => {
     const file = join(dir, "no-such-folder", "state.json");
-    expect(() => new Emulator({ stateFile: file })).toThrow(`state file ${file} cannot be written (ENOENT)`);
+    expect(() => new Emulator({ stateFile: file })).toThrow(
+      `state file ${file} cannot be written (ENOENT): its lock ${file}.lock cannot be created`,
+    );
   });
 
   it("answers a change it could not save with 500 and says why, instead of acknowledging it", async () => {
@@ -165,6 +174,144 @@ describe("emulator state file", () => {
   });
 });
 
+/** The pid of a process that has ended (and that no other process has been given yet, in practice). */
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", "0"]).pid!;
+}
+
+describe("one emulator per state file", () => {
+  let dir: string;
+  let file: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "gpucloud-lock-"));
+    file = join(dir, "state.json");
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses a second emulator on the same file, naming the holder, and lets the next one in after close", async () => {
+    const first = await startTestEmulator({ stateFile: file });
+    const { instance_uuid } = await createInstance(first);
+    const saved = readFileSync(file, "utf8");
+    const lock = JSON.parse(readFileSync(`${file}.lock`, "utf8"));
+    expect(lock).toEqual({ pid: process.pid, host: hostname(), started: expect.any(String) });
+    expect(() => new Emulator({ stateFile: file })).toThrow(
+      new RegExp(
+        `^state file ${file} is in use by the emulator with pid ${process.pid} on ${hostname()}, started .*: stop it or give another --state file; if it no longer runs, remove ${file}\\.lock$`,
+      ),
+    );
+    expect(readFileSync(file, "utf8")).toBe(saved);
+    // The first emulator's acknowledged changes keep being saved: the refused one wrote nothing.
+    await first.api("POST", "/instance/update_title", { body: { instance_uuid, title: "kept" } });
+    await first.close();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+
+    const next = await startTestEmulator({ stateFile: file });
+    try {
+      expect((await next.api("GET", "/instance/info", { query: { instance_uuid } })).body.data.title).toBe(
+        "kept",
+      );
+    } finally {
+      await next.close();
+    }
+  });
+
+  it("takes over the lock of a process that no longer runs on this host, saying so", async () => {
+    const dead = deadPid();
+    writeFileSync(
+      `${file}.lock`,
+      JSON.stringify({ pid: dead, host: hostname(), started: "2026-01-01T00:00:00.000Z" }),
+    );
+    const emulator = new Emulator({ stateFile: file });
+    expect(emulator.notices).toEqual([
+      `took over ${file}.lock from pid ${dead} (started 2026-01-01T00:00:00.000Z), which no longer runs on this host`,
+    ]);
+    expect(JSON.parse(readFileSync(`${file}.lock`, "utf8")).pid).toBe(process.pid);
+    await emulator.close();
+    expect(readdirSync(dir).sort()).toEqual(["state.json"]);
+  });
+
+  it("refuses a lock held on another host, which it cannot judge from here", () => {
+    const held = { pid: deadPid(), host: "build-agent-7", started: "2026-01-01T00:00:00.000Z" };
+    writeFileSync(`${file}.lock`, JSON.stringify(held));
+    expect(() => new Emulator({ stateFile: file })).toThrow(
+      `in use by the emulator with pid ${held.pid} on build-agent-7, started 2026-01-01T00:00:00.000Z (this emulator cannot tell whether it still runs there)`,
+    );
+    expect(JSON.parse(readFileSync(`${file}.lock`, "utf8"))).toEqual(held);
+  });
+
+  it("refuses a lock that does not say who holds it, and leaves it alone", () => {
+    writeFileSync(`${file}.lock`, "");
+    expect(() => new Emulator({ stateFile: file })).toThrow(
+      `state file ${file} is locked by ${file}.lock, which does not say who holds it; if no emulator uses ${file}, remove ${file}.lock`,
+    );
+    expect(readFileSync(`${file}.lock`, "utf8")).toBe("");
+  });
+
+  it("gives the lock back when the start fails, so the next start is not refused", () => {
+    writeFileSync(file, "not json");
+    expect(() => new Emulator({ stateFile: file })).toThrow("is not valid JSON");
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});
+
+describe("the state file and symbolic links", () => {
+  let dir: string;
+  let file: string;
+  let victim: string;
+  const VICTIM_TEXT = "a file the emulator must never write\n";
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "gpucloud-links-"));
+    file = join(dir, "state.json");
+    victim = join(dir, "victim.txt");
+    writeFileSync(victim, VICTIM_TEXT);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses a state path that is a symbolic link, naming its target, and writes nothing through it", () => {
+    symlinkSync(victim, file);
+    expect(() => new Emulator({ stateFile: file })).toThrow(
+      `state file ${file} is a symbolic link (to ${victim}): saving replaces the file and would leave the link's target behind; give the path of the file itself`,
+    );
+    expect(readFileSync(victim, "utf8")).toBe(VICTIM_TEXT);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it("refuses a dangling link too, rather than creating the file it names", () => {
+    const elsewhere = join(dir, "elsewhere.json");
+    symlinkSync(elsewhere, file);
+    expect(() => new Emulator({ stateFile: file })).toThrow("is a symbolic link");
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  it("is not turned onto another file by links placed at the temporary names in advance", async () => {
+    // The names emulators used before: FILE.<pid>.tmp, predictable from the pid.
+    for (const pid of [process.pid, process.pid + 1, process.pid + 2])
+      symlinkSync(victim, `${file}.${pid}.tmp`);
+    const t = await startTestEmulator({ stateFile: file });
+    try {
+      await createInstance(t);
+      await t.advance(60);
+    } finally {
+      await t.close();
+    }
+    expect(readFileSync(victim, "utf8")).toBe(VICTIM_TEXT);
+    expect(JSON.parse(readFileSync(file, "utf8")).rooms.instances).toHaveLength(1);
+    // Every write's own temporary file was renamed into place: none is left.
+    expect(readdirSync(dir).filter((name) => /\.[0-9a-f]{12}\.tmp$/.test(name))).toEqual([]);
+  });
+
+  it("creates each temporary file exclusively: a link at the name, dangling or not, fails the write and is not followed", async () => {
+    const atName = join(dir, "state.json.1.aaaaaaaaaaaa.tmp");
+    symlinkSync(victim, atName);
+    await expect(writeNewFile(atName, [Buffer.from("{}")], 2)).rejects.toMatchObject({ code: "EEXIST" });
+    expect(readFileSync(victim, "utf8")).toBe(VICTIM_TEXT);
+    const dangling = join(dir, "state.json.1.bbbbbbbbbbbb.tmp");
+    symlinkSync(join(dir, "made-by-the-write.json"), dangling);
+    await expect(writeNewFile(dangling, [Buffer.from("{}")], 2)).rejects.toMatchObject({ code: "EEXIST" });
+    expect(existsSync(join(dir, "made-by-the-write.json"))).toBe(false);
+  });
+});
+
 describe("emulator stored inputs", () => {
   let t: TestEmulator;
   beforeAll(async () => {
@@ -186,7 +333,6 @@ describe("emulator stored inputs", () => {
         },
       },
     });
-    expect(answer.status).toBe(400);
     expect(answer.body.code).toBe(1);
     expect(answer.body.msg).toMatch(
       new RegExp(`^inputs: must be at most ${MAX_STORED_INPUT_BYTES} bytes as JSON`),
@@ -205,7 +351,7 @@ describe("emulator stored inputs", () => {
         },
       });
     const over = await submit("x".repeat(MAX_STORED_INPUT_BYTES), "over");
-    expect(over.status).toBe(400);
+    expect(over.body.code).toBe(1);
     expect(over.body.msg).toMatch(/^inputs: must be at most/);
     expect((await submit("x".repeat(MAX_STORED_INPUT_BYTES - 200), "under")).body.code).toBe(0);
   });

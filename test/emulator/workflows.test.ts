@@ -1,5 +1,11 @@
 import Decimal from "decimal.js";
-import { type Answer, type Envelope, startTestEmulator, type TestEmulator } from "./helpers";
+import {
+  type Answer,
+  type Envelope,
+  startTestEmulator,
+  type TestEmulator,
+  HTTP_ERROR_STATUS,
+} from "./helpers";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -10,6 +16,7 @@ const STUDIO = "studio-key";
 
 beforeAll(async () => {
   t = await startTestEmulator({
+    ...HTTP_ERROR_STATUS,
     apiKeys: [`alice:${ALICE}`, `bob:${BOB}`, `studio:${STUDIO}`],
     balance: 100,
   });

@@ -76,7 +76,7 @@ describe("instances", () => {
       .catch((e) => e);
     expect(err).toBeInstanceOf(BusinessError);
     expect(err.message).toMatch(
-      /^Could not create instance from pod .*: the API refused it: .*\(HTTP 400, code 1\)\. /,
+      /^Could not create instance from pod .*: the API refused it: .*\(HTTP 200, code 1\)\. /,
     );
   });
 
