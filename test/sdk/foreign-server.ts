@@ -48,38 +48,8 @@ export function json(
 
 export const POD_PAGE = { code: 0, msg: "success", data: { pod_list: [], total: 0 } };
 
-/** The head of an endless body: the envelope of a success whose data never ends. */
-const ENDLESS_HEAD = '{"code":0,"msg":"success","data":{"pad":"';
-const ENDLESS_CHUNK = Buffer.alloc(64 * 1024, "x");
-
-/**
- * Answers with `status` and a body that never ends, written as fast as the client reads it (chunked,
- * or under a Content-Length that it never reaches when `announce` is given). Resolves with the bytes
- * written once the client hangs up.
- */
-export function endlessBody(
-  res: ServerResponse,
-  { status = 200, announce }: { status?: number; announce?: number } = {},
-): Promise<number> {
-  res.writeHead(status, {
-    "content-type": "application/json",
-    ...(announce === undefined ? {} : { "content-length": String(announce) }),
-  });
-  let written = 0;
-  const write = (chunk: Buffer | string): boolean => {
-    written += Buffer.byteLength(chunk);
-    return res.write(chunk);
-  };
-  return new Promise((resolve) => {
-    res.once("close", () => resolve(written));
-    const pump = (): void => {
-      while (!res.destroyed && write(ENDLESS_CHUNK));
-      if (!res.destroyed) res.once("drain", pump);
-    };
-    write(ENDLESS_HEAD);
-    pump();
-  });
-}
+/** A body without end, as the memory benchmark serves it. */
+export { endlessBody } from "../../bench/answer-memory";
 
 export interface Forwarded {
   status: number;
