@@ -1,10 +1,10 @@
+import { constants } from "node:buffer";
 import { Account } from "./account";
 import { Assets } from "./assets";
 import { Catalogue } from "./catalogue";
 import { Images } from "./images";
 import { Instances } from "./instances";
 import { ModelRuns } from "./model-runs";
-import { constants } from "node:buffer";
 import { inputValidationError, type InputIssue } from "./errors";
 import { DEFAULT_MAX_PAUSE_MS } from "./pacing-gate";
 import { DEFAULT_BACKOFF } from "./retry-policy";
@@ -51,7 +51,8 @@ export interface GpuCloudClientOptions {
  * The largest answers of API v2 are far below this: a page of 100 instances with their server maps is
  * about 90 KB, a workflow's detail with its parameter manifest about 5 KB, an asset record under 1 KB.
  * Run records echo their inputs, and a data URL input may be as large as a request body (1 MiB), so a
- * page of 64 such runs still fits. Reading 64 MiB and parsing it as JSON costs a few hundred MB at most.
+ * page of 64 such runs still fits. An answer near the cap, read and parsed whole, takes the client's
+ * memory to about 260 MiB, and an endless one stops at the cap at about 165 MiB (`npm run bench:memory`).
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Below this even an error answer may not fit. */
