@@ -7,6 +7,7 @@ import {
   type PropertyChange,
   type Step,
 } from "../testing";
+import { terminalSafe, terminalSafeJson } from "../sdk";
 
 const SYMBOL: Record<Op, string> = { create: "+", update: "~", replace: "+-", delete: "-", same: " " };
 
@@ -43,8 +44,9 @@ export function style(colour: boolean): Style {
   };
 }
 
+/** A value as JSON; the cloud's text in it (a title, a service's name) is shown, never obeyed, by a terminal. */
 export function formatValue(value: unknown): string {
-  return JSON.stringify(displayValue(value)) ?? "undefined";
+  return value === undefined ? "undefined" : terminalSafeJson(displayValue(value));
 }
 
 function formatChange(change: PropertyChange): string {
@@ -117,9 +119,13 @@ export function outputLines(outputs: Record<string, unknown>): string[] {
 }
 
 function keyed(object: Record<string, unknown>, indent: string): string[] {
+  // Keys of nested outputs are the cloud's too (a map of service URLs by service name).
   const names = Object.keys(object).sort();
-  const width = Math.max(0, ...names.map((n) => n.length));
-  return names.flatMap((name) => nested(`${indent}${name.padEnd(width)}: `, object[name], indent));
+  const shown = new Map(names.map((name) => [name, terminalSafe(name)]));
+  const width = Math.max(0, ...[...shown.values()].map((n) => n.length));
+  return names.flatMap((name) =>
+    nested(`${indent}${shown.get(name)!.padEnd(width)}: `, object[name], indent),
+  );
 }
 
 function nested(prefix: string, value: unknown, indent: string): string[] {

@@ -19,7 +19,7 @@ import {
   type Op,
   type OperationResult,
 } from "../testing";
-import { GpuCloudClient } from "../sdk";
+import { GpuCloudClient, terminalSafe } from "../sdk";
 import { Progress, seconds } from "./progress";
 import { countsLine, outputLines, planLines, style, type Style } from "./render";
 
@@ -173,7 +173,7 @@ export class Demo {
       ]);
       if (title !== renamed || status !== 2) {
         throw new DemoError(
-          `After the repair ${renamed} is titled "${title}" and ${idled} has status ${status}.`,
+          `After the repair ${renamed} is titled "${terminalSafe(title ?? "", 60)}" and ${idled} has status ${status}.`,
         );
       }
       this.say(`The cloud agrees: ${renamed} is titled "${title}" again and ${idled} is running.`);

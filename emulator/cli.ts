@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { DURATION_NAMES } from "./core/durations";
 import { errorStatusMode } from "./core/envelope";
 import { OptionError } from "./core/options";
+import { terminalText } from "./core/terminal-text";
 import { startEmulator } from "./index";
 import type { EmulatorOptions } from "./server";
 
@@ -191,14 +192,18 @@ async function main(): Promise<void> {
   process.once("SIGTERM", stop);
   const running = await starting;
   process.stdout.write(`gpucloud emulator listening on ${running.url}\n`);
-  for (const notice of running.emulator.notices) process.stderr.write(`gpucloud-emulator: ${notice}\n`);
+  for (const notice of running.emulator.notices)
+    process.stderr.write(`gpucloud-emulator: ${terminalText(notice)}\n`);
 }
 
-/** One line, no stack trace: every start failure is the user's to fix, and the message says how. */
+/**
+ * One line, no stack trace: every start failure is the user's to fix, and the message says how. It may
+ * quote the user's files (a seed's unknown field), so what a terminal would act on is shown escaped.
+ */
 function describe(error: unknown): string {
   if (error instanceof OptionError)
-    return `${FLAGS[error.option] ?? error.option}: ${error.rule}; see --help`;
-  return (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ");
+    return terminalText(`${FLAGS[error.option] ?? error.option}: ${error.rule}; see --help`);
+  return terminalText((error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " "));
 }
 
 main().catch((error: unknown) => {

@@ -2,7 +2,7 @@
 /** `gpucloud-orphans`: lists the cloud's instances that no stack export holds (see orphans.ts). */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { GpuCloudClient, type Instance as CloudInstance } from "../sdk";
+import { GpuCloudClient, terminalSafeJson, type Instance as CloudInstance } from "../sdk";
 import { asStackExport, findOrphans, formatReport, type StackExport } from "./orphans";
 
 const HELP = `Usage: gpucloud-orphans [--json] [EXPORT.json ...]
@@ -70,7 +70,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const cloud: CloudInstance[] = [];
     for await (const instance of client.instances.listAll()) cloud.push(instance);
     const report = findOrphans(cloud, stacks);
-    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    // The report holds the cloud's text: printed so a terminal shows it, never obeys it.
+    process.stdout.write(values.json ? `${terminalSafeJson(report, 2)}\n` : formatReport(report));
     return report.orphans.length > 0 ? EXIT_ORPHANS : 0;
   } finally {
     await client.close();

@@ -5,6 +5,7 @@
  * Instance resource holds, flagging those a pending create probably made. Pure logic: no I/O here.
  */
 
+import { terminalSafe } from "../sdk/terminal-safe";
 import { isPendingId } from "./resources/instance/lost-create/pending-record";
 
 /** An Instance as the state keeps it: through the dynamic providers, or through the native plugin. */
@@ -223,6 +224,9 @@ export function findOrphans(cloud: ListedInstance[], stacks: StackExport[]): Orp
   return { cloud: cloud.length, known: known.size, pendingCreates: pending, orphans };
 }
 
+/** The API keeps titles to 50 characters; a longer one is cut, so one instance cannot widen the table. */
+const MAX_CELL_CHARS = 60;
+
 /** A plain-text table of the orphans and what to do with each. */
 export function formatReport(report: OrphanReport): string {
   if (report.orphans.length === 0) {
@@ -234,25 +238,30 @@ export function formatReport(report: OrphanReport): string {
   for (const o of report.orphans)
     for (const urn of o.recordedBy) claimants.set(urn, (claimants.get(urn) ?? 0) + 1);
   const ambiguous = (o: Orphan) => o.recordedBy.some((urn) => (claimants.get(urn) ?? 0) > 1);
+  // The cloud's text (an id, a title, a GPU name) and the exports' (URNs) are anyone's, and a terminal
+  // obeys the control characters in them (a title could clear the screen and print "No orphans."):
+  // every cell shows them escaped.
   const rows = report.orphans.map((o) => [
-    o.instanceUuid,
+    terminalSafe(o.instanceUuid, MAX_CELL_CHARS),
     String(o.status),
-    `${o.gpuNums ?? "?"} x ${o.gpuName || "?"}`,
-    o.title || "-",
+    `${o.gpuNums ?? "?"} x ${terminalSafe(o.gpuName, MAX_CELL_CHARS) || "?"}`,
+    terminalSafe(o.title, MAX_CELL_CHARS) || "-",
     o.createTime === null ? "-" : new Date(o.createTime * 1000).toISOString(),
-    ambiguous(o)
-      ? `one of several instances the recorded pending create of ${o.recordedBy.join(", ")} could have made: its stack cannot tell which`
-      : o.recordedBy.length > 0
-        ? `recorded pending create of ${o.recordedBy.join(", ")}: resolved by its stack's next up, refresh or destroy`
-        : o.pendingCreates.length > 0
-          ? `pending create of ${o.pendingCreates.join(", ")}`
-          : "no stack knows it",
+    terminalSafe(
+      ambiguous(o)
+        ? `one of several instances the recorded pending create of ${o.recordedBy.join(", ")} could have made: its stack cannot tell which`
+        : o.recordedBy.length > 0
+          ? `recorded pending create of ${o.recordedBy.join(", ")}: resolved by its stack's next up, refresh or destroy`
+          : o.pendingCreates.length > 0
+            ? `pending create of ${o.pendingCreates.join(", ")}`
+            : "no stack knows it",
+    ),
   ]);
   const header = ["INSTANCE", "STATUS", "GPU", "TITLE", "CREATED", "NOTE"];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const line = (cells: string[]) =>
     cells
-      .map((cell, c) => cell.padEnd(widths[c]))
+      .map((text, c) => text.padEnd(widths[c]))
       .join("  ")
       .trimEnd();
   return [

@@ -23,6 +23,7 @@ import {
   type ErrorContext,
   type GpuCloudErrorInit,
 } from "./errors";
+import { terminalSafe } from "./terminal-safe";
 import { isRecord } from "./validation";
 
 export type BodyShape = "envelope" | "alt" | "error_object" | "other_json" | "html" | "text" | "empty";
@@ -58,7 +59,12 @@ export interface AnswerInput {
   text?: string;
 }
 
+/** The most of the server's own words a message quotes (its msg and details, an engine's reason). */
 const MAX_SHOWN_CHARS = 300;
+/** The most of an identifier of the server's a message quotes (an engine code, a field name). */
+const MAX_NAME_CHARS = 60;
+/** How far into a body that is not JSON its HTML title or first words are looked for. */
+const EXCERPT_SCAN_CHARS = 64 * 1024;
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
@@ -77,13 +83,13 @@ function errorObjectMessage(error: unknown): string | undefined {
 }
 
 function readText(status: number, text: string | undefined): Answer {
-  const trimmed = text?.replace(/\s+/g, " ").trim() ?? "";
+  const trimmed = text?.slice(0, EXCERPT_SCAN_CHARS).replace(/\s+/g, " ").trim() ?? "";
   if (trimmed === "") return { status, shape: "empty" };
   if (trimmed.startsWith("<")) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
-    return { status, shape: "html", ...(title ? { excerpt: title.slice(0, 80) } : {}) };
+    return { status, shape: "html", ...(title ? { excerpt: terminalSafe(title, 80) } : {}) };
   }
-  return { status, shape: "text", excerpt: trimmed.slice(0, 120) };
+  return { status, shape: "text", excerpt: terminalSafe(trimmed, 120) };
 }
 
 export function readAnswer({ status, body, text }: AnswerInput): Answer {
@@ -156,10 +162,10 @@ function isApiShaped(a: Answer): boolean {
 
 // --- how messages describe things -------------------------------------------------------------------
 
+/** What the server said (its msg and details), escaped and cut, for a message. */
 function said(a: Answer): string {
   const parts = [a.apiMessage, a.details && a.details !== a.apiMessage ? a.details : undefined];
-  const text = parts.filter(Boolean).join(": ") || "no message";
-  return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}...` : text;
+  return terminalSafe(parts.filter(Boolean).join(": ") || "no message", MAX_SHOWN_CHARS);
 }
 
 function describeBody(a: Answer): string {
@@ -261,7 +267,10 @@ export const ANSWER_MEANINGS: readonly Meaning[] = [
     error: EngineRejectionError,
     why: (a) => {
       const e = a.engine ?? {};
-      return `the workflow engine rejected it: ${e.reason ?? said(a)}${e.engineCode ? ` [${e.engineCode}]` : ""}${e.detail ? ` - ${e.detail}` : ""}`;
+      const reason = e.reason ? terminalSafe(e.reason, MAX_SHOWN_CHARS) : said(a);
+      const code = e.engineCode ? ` [${terminalSafe(e.engineCode, MAX_NAME_CHARS)}]` : "";
+      const detail = e.detail ? ` - ${terminalSafe(e.detail, MAX_SHOWN_CHARS)}` : "";
+      return `the workflow engine rejected it: ${reason}${code}${detail}`;
     },
     next: () =>
       "Check the inputs against the workflow's editable_parameter_manifest and submit again with a new idempotency_key.",
@@ -347,14 +356,37 @@ export const ANSWER_MEANINGS: readonly Meaning[] = [
     when: "any other refusal: HTTP 4xx, HTTP 200 with a non-zero code, or an error body",
     matches: () => true,
     error: BusinessError,
-    why: (a) => `the API refused it: ${said(a)}${a.field ? ` (field ${a.field})` : ""}`,
+    why: (a) =>
+      `the API refused it: ${said(a)}${a.field ? ` (field ${terminalSafe(a.field, MAX_NAME_CHARS)})` : ""}`,
     next: () => "Fix the request or the resource's state and try again.",
   },
 ];
 
+/** `value` with the secret replaced in every string it holds, at any depth. */
+function redactStrings(value: unknown, secret: string): unknown {
+  if (typeof value === "string") return redact(value, secret);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, secret));
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item, secret)]));
+}
+
+/**
+ * The answer with the secret taken out of the server's text before anything quotes it: a quote cut
+ * short could otherwise keep part of an echoed key, where the redaction of the message no longer finds it.
+ */
+function withoutSecret(input: ResponseErrorInput): AnswerInput {
+  const { status, body, text, secret } = input;
+  if (!secret) return input;
+  return {
+    status,
+    body: redactStrings(body, secret),
+    text: text === undefined ? undefined : redact(text, secret),
+  };
+}
+
 /** The one place an HTTP answer that is not a success becomes an error. */
 export function errorFromResponse(input: ResponseErrorInput): GpuCloudError {
-  const a = readAnswer(input);
+  const a = readAnswer(withoutSecret(input));
   const meaning = ANSWER_MEANINGS.find((m) => m.matches(a)) ?? ANSWER_MEANINGS[ANSWER_MEANINGS.length - 1];
   const message = `Could not ${input.action}: ${meaning.why(a, input)} (${statusAndCode(a)}). ${meaning.next(a, input)}`;
   return new meaning.error({

@@ -1,3 +1,4 @@
+import { constants } from "node:buffer";
 import { Account } from "./account";
 import { Assets } from "./assets";
 import { Catalogue } from "./catalogue";
@@ -35,9 +36,27 @@ export interface GpuCloudClientOptions {
    * can shorten this further.
    */
   maxRateLimitWaitMs?: number;
+  /**
+   * The most bytes the client reads of one answer's body (default 67 108 864, 64 MiB). A larger answer,
+   * or an endless one, is cut off there (or at timeoutMs, whichever comes first), unread: a read then
+   * fails with ResponseTooLargeError and is not retried; a create, power or save call fails with
+   * OutcomeUnknownError (its cause the ResponseTooLargeError), since the cloud may have done the work.
+   */
+  maxResponseBytes?: number;
   /** Called after every attempt; the event never carries the key or a header. */
   onRequest?: (event: RequestEvent) => void;
 }
+
+/**
+ * The largest answers of API v2 are far below this: a page of 100 instances with their server maps is
+ * about 90 KB, a workflow's detail with its parameter manifest about 5 KB, an asset record under 1 KB.
+ * Run records echo their inputs, and a data URL input may be as large as a request body (1 MiB), so a
+ * page of 64 such runs still fits. An answer near the cap, read and parsed whole, takes the client's
+ * memory to about 260 MiB, and an endless one stops at the cap at about 165 MiB (`npm run bench:memory`).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Below this even an error answer may not fit. */
+const MIN_RESPONSE_BYTES = 1024;
 
 export class GpuCloudClient {
   readonly instances: Instances;
@@ -64,6 +83,7 @@ export class GpuCloudClient {
         maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs,
       },
       maxRateLimitWaitMs: options.maxRateLimitWaitMs ?? DEFAULT_MAX_PAUSE_MS,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       onRequest: options.onRequest,
     });
     this.instances = new Instances(this.transport);
@@ -130,6 +150,18 @@ function checkDuration(issues: InputIssue[], field: string, value: unknown, min:
   }
 }
 
+/** The answer is read as one text, so the cap can be no more than the longest string Node holds. */
+function checkResponseBytes(issues: InputIssue[], value: unknown): void {
+  if (value === undefined) return;
+  const max = constants.MAX_STRING_LENGTH;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_RESPONSE_BYTES || value > max) {
+    issues.push({
+      field: "maxResponseBytes",
+      reason: `must be an integer number of bytes from ${MIN_RESPONSE_BYTES} to ${max} (the longest text Node can hold), got ${JSON.stringify(value)}`,
+    });
+  }
+}
+
 function optionIssues(options: GpuCloudClientOptions): InputIssue[] {
   const issues: InputIssue[] = [];
   if (typeof options?.baseUrl !== "string" || !/^https?:\/\/[^/]/.test(options.baseUrl)) {
@@ -158,6 +190,7 @@ function optionIssues(options: GpuCloudClientOptions): InputIssue[] {
   checkDuration(issues, "maxRateLimitWaitMs", options?.maxRateLimitWaitMs, 0);
   checkDuration(issues, "retryBaseDelayMs", options?.retryBaseDelayMs, 0);
   checkDuration(issues, "retryMaxDelayMs", options?.retryMaxDelayMs, 0);
+  checkResponseBytes(issues, options?.maxResponseBytes);
   const retries = options?.maxRetries;
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 100)) {
     issues.push({

@@ -18,13 +18,21 @@ export class Connections {
   private readonly open = new Set<Client>();
   private closed = false;
 
-  /** `origin`: scheme, host and port of every request. */
-  constructor(private readonly origin: string) {}
+  /**
+   * `origin`: scheme, host and port of every request. `maxResponseBytes`: a connection counts the bytes
+   * of an answer's body as they arrive and ends the answer once they pass this (UND_ERR_RES_EXCEEDED_MAX_SIZE).
+   */
+  constructor(
+    private readonly origin: string,
+    private readonly maxResponseBytes: number,
+  ) {}
 
   /** The connection used last (the likeliest to be still open), or a new one. */
   take(): Client {
     if (this.closed) throw new errors.ClientClosedError();
-    const connection = this.idle.pop() ?? new Client(this.origin, { keepAliveTimeout: KEEP_ALIVE_MS });
+    const connection =
+      this.idle.pop() ??
+      new Client(this.origin, { keepAliveTimeout: KEEP_ALIVE_MS, maxResponseSize: this.maxResponseBytes });
     this.open.add(connection);
     return connection;
   }

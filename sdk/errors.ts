@@ -48,7 +48,28 @@ export class NotFoundError extends GpuCloudError {}
 export class ServerError extends GpuCloudError {}
 export class BusinessError extends GpuCloudError {}
 export class ConnectionError extends GpuCloudError {}
+/**
+ * A call that is not safe to repeat reached the service and its outcome is not known; when it came of
+ * an answer too large to read, `cause` is that ResponseTooLargeError.
+ */
 export class OutcomeUnknownError extends GpuCloudError {}
+
+/**
+ * An answer larger than the client reads of one answer (the client's maxResponseBytes): its status
+ * line came, its body was not read. Asking again brings the same answer, so it is never retried; for a
+ * call that is not safe to repeat it is the `cause` of an OutcomeUnknownError instead.
+ */
+export class ResponseTooLargeError extends GpuCloudError {
+  /** The cap it passed: the client's maxResponseBytes. */
+  readonly limitBytes: number;
+  /** The size its Content-Length announced, when it announced one above the cap. */
+  readonly announcedBytes?: number;
+  constructor(init: GpuCloudErrorInit & { limitBytes: number; announcedBytes?: number }) {
+    super(init);
+    this.limitBytes = init.limitBytes;
+    this.announcedBytes = init.announcedBytes;
+  }
+}
 
 /**
  * The URL answered 404 but not as the API does for a missing resource (an HTML page, text, JSON without
@@ -170,6 +191,54 @@ export function errorFromFailure(input: FailureErrorInput): GpuCloudError {
   });
 }
 
+export interface TooLargeInput extends ErrorContext {
+  status: number;
+  limitBytes: number;
+  announcedBytes?: number;
+  secret?: string;
+}
+
+/** A size in bytes as people read it: "67108864 bytes (64 MiB)". */
+function describeBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  const rounded = mib >= 10 ? Math.round(mib) : Math.round(mib * 10) / 10;
+  return mib >= 1 ? `${bytes} bytes (${rounded} MiB)` : `${bytes} bytes`;
+}
+
+/**
+ * How a message names an answer that passed the cap, the same for a ResponseTooLargeError and for the
+ * OutcomeUnknownError it causes: "the answer to GET /x (HTTP 200) is larger than ... (maxResponseBytes)".
+ */
+export function tooLargeAnswer(
+  answer: Pick<TooLargeInput, "method" | "path" | "limitBytes" | "announcedBytes"> & { status?: number },
+): string {
+  const announced =
+    answer.announcedBytes === undefined ? "" : `, announced as ${describeBytes(answer.announcedBytes)}`;
+  return (
+    `the answer to ${answer.method} ${answer.path} (HTTP ${answer.status}${announced}) is larger than ` +
+    `${describeBytes(answer.limitBytes)}, the most the client reads of one answer (maxResponseBytes)`
+  );
+}
+
+/** A safe call's answer that passed the client's cap: final, with what to check and which option to raise. */
+export function responseTooLarge(input: TooLargeInput): ResponseTooLargeError {
+  return new ResponseTooLargeError({
+    action: input.action,
+    method: input.method,
+    path: input.path,
+    status: input.status,
+    limitBytes: input.limitBytes,
+    announcedBytes: input.announcedBytes,
+    message: redact(
+      `Could not ${input.action}: ${tooLargeAnswer(input)}, so it was not read and not asked for again. ` +
+        "No answer of API v2 comes near that size: check that baseUrl points at the GPU cloud (a proxy or " +
+        "another service may be answering). If the answer is this large on purpose, raise maxResponseBytes " +
+        "(an option of the SDK's GpuCloudClient).",
+      input.secret,
+    ),
+  });
+}
+
 export interface OutcomeUnknownInput extends ErrorContext {
   reason: string;
   status?: number;
@@ -177,6 +246,8 @@ export interface OutcomeUnknownInput extends ErrorContext {
   code?: number;
   apiMessage?: string;
   reconcile: string;
+  /** The failure that left the outcome unknown, when it is an error of its own (an answer too large). */
+  cause?: GpuCloudError;
   secret?: string;
 }
 
@@ -189,6 +260,7 @@ export function outcomeUnknown(input: OutcomeUnknownInput): OutcomeUnknownError 
     status: input.status,
     code: input.code,
     apiMessage: input.apiMessage,
+    cause: input.cause,
     message: redact(
       `Could not ${input.action}: the request was sent but ${input.reason}, so it may or may not have been carried out. It was not retried, to avoid doing it twice. ${input.reconcile}`,
       input.secret,

@@ -1,5 +1,5 @@
 /** pulumi-gpucloud/sdk: the typed client of the GPU cloud's open API v2. */
-export { GpuCloudClient, type GpuCloudClientOptions } from "./client";
+export { GpuCloudClient, DEFAULT_MAX_RESPONSE_BYTES, type GpuCloudClientOptions } from "./client";
 export * from "./errors";
 export {
   errorFromResponse,
@@ -44,3 +44,4 @@ export {
 export { API_PREFIX, type RequestEvent, type CallOptions } from "./transport";
 export { retryUntil, type RetryUntilOptions } from "./retry-until";
 export { sleep, MAX_TIMER_MS, type Clock } from "./sleep";
+export { terminalSafe, terminalSafeJson, CUT_MARK } from "./terminal-safe";

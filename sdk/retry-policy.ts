@@ -9,6 +9,7 @@
  * | 503 (service unavailable: not done)       | retry| retry      | retry | retry             |
  * | 500, 502, 504, other 5xx (ambiguous)      | retry| retry      | retry | OUTCOME UNKNOWN   |
  * | 401, 403, 404, other 4xx, code != 0       | fail | fail       | fail  | fail              |
+ * | answer larger than maxResponseBytes       | fail | fail       | fail  | OUTCOME UNKNOWN   |
  *
  * - read: GETs. idempotent: writes whose repetition is harmless (update_title, set_idle_close,
  *   shutdown_timer, destroy, image delete, model-run cancel). keyed: writes carrying an
@@ -18,6 +19,8 @@
  *   (public clients report that a create that times out may or may not have created an instance), so the caller
  *   must reconcile. A 503 and a 429 say the service turned the request away, so resending is safe
  *   (our choice; the API is silent on 503).
+ * - An answer larger than the client reads is not a lost connection: asking again brings the same
+ *   answer, so it is never resent. Its status line came, so an unsafe call may have done its work.
  * - Waits: exponential backoff with full jitter, capped; never shorter than Retry-After.
  * - Budgets: a 429 says the service did no work and when to come back, so waiting it out is safe and is
  *   counted apart from the other failures: a fleet operation that meets a rate limit (hundreds of calls
@@ -30,6 +33,7 @@ export type Failure =
   | { kind: "not_sent" }
   | { kind: "lost" }
   | { kind: "timeout" }
+  | { kind: "too_large" }
   | { kind: "status"; status: number; retryAfterMs?: number };
 
 export type Decision =
@@ -77,6 +81,8 @@ function verdict(safety: CallSafety, failure: Failure): Verdict {
     case "lost":
     case "timeout":
       return safety === "unsafe" ? "outcome_unknown" : "retry";
+    case "too_large":
+      return safety === "unsafe" ? "outcome_unknown" : "fail";
     case "status": {
       const s = failure.status;
       if (s === 429 || s === 503) return "retry";

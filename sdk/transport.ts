@@ -1,11 +1,11 @@
 /**
  * The shared transport: keep-alive connections per client (connections.ts), bearer auth, JSON in and
- * out, the envelope, per-request timeouts, retries per retry-policy.ts, the client-wide pacing gate after
- * 429s (pacing-gate.ts), the connection slots (slots.ts), deadlines, the cloud's clock, and the onRequest
- * hook. API areas call `call()` and nothing else.
+ * out, the envelope, per-request timeouts, the cap on what one answer may bring, retries per
+ * retry-policy.ts, the client-wide pacing gate after 429s (pacing-gate.ts), the connection slots
+ * (slots.ts), deadlines, the cloud's clock, and the onRequest hook. API areas call `call()` and nothing else.
  */
 import type { Readable } from "node:stream";
-import { request } from "undici";
+import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
 import {
   errorFromResponse,
@@ -23,7 +23,11 @@ import {
   inputValidationError,
   outcomeUnknown,
   redact,
+  responseTooLarge,
+  ResponseTooLargeError,
+  tooLargeAnswer,
   unexpectedShape,
+  type ErrorContext,
 } from "./errors";
 import { PacingGate, type GatePass } from "./pacing-gate";
 import {
@@ -70,6 +74,8 @@ export interface TransportOptions {
   backoff: BackoffSettings;
   /** The longest one rate-limit wait may last (a Retry-After, or the gate's pause after one). */
   maxRateLimitWaitMs: number;
+  /** The most bytes read of one answer's body; a larger one fails the attempt unread. */
+  maxResponseBytes: number;
   onRequest?: (event: RequestEvent) => void;
 }
 
@@ -129,6 +135,19 @@ const NOT_SENT_CODES = new Set([
  */
 const UNSENDABLE_CODES = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_NOT_SUPPORTED"]);
 
+/** undici's error once an answer's body has passed the connection's maxResponseSize. */
+const EXCEEDED_MAX_SIZE = "UND_ERR_RES_EXCEEDED_MAX_SIZE";
+
+/** An answer whose status line came but whose body is larger than maxResponseBytes: it was not read. */
+class AnswerTooLarge extends Error {
+  constructor(
+    readonly status: number,
+    readonly announcedBytes?: number,
+  ) {
+    super(`answer larger than maxResponseBytes (HTTP ${status})`);
+  }
+}
+
 function errorCode(err: unknown): string | undefined {
   let current: unknown = err;
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
@@ -177,6 +196,8 @@ type AttemptOutcome =
   | { ok: true; data: unknown }
   | { ok: false; failure: Failure; error: GpuCloudError; httpStatus?: number; answer?: ResponseErrorInput };
 
+type Failed = AttemptOutcome & { ok: false };
+
 /** An answer as it came off the wire. */
 interface Exchanged {
   status: number;
@@ -212,7 +233,7 @@ export class Transport {
     this.options = options;
     Object.defineProperty(this, "secret", { value: apiKey, enumerable: false });
     this.origin = options.baseUrl.replace(/\/+$/, "") + API_PREFIX;
-    this.connections = new Connections(new URL(this.origin).origin);
+    this.connections = new Connections(new URL(this.origin).origin, options.maxResponseBytes);
     this.gate = new PacingGate({ maxPauseMs: options.maxRateLimitWaitMs });
   }
 
@@ -339,29 +360,31 @@ export class Transport {
     }
   }
 
-  private outcomeUnknown<S extends z.ZodType>(
-    spec: Job<S>,
-    path: string,
-    outcome: AttemptOutcome & { ok: false },
-  ): GpuCloudError {
-    const { failure, error } = outcome;
-    const reason =
-      failure.kind === "status"
-        ? `the service answered ${describeStatus(outcome.httpStatus ?? failure.status, error.code)}, which does not say whether the work was done`
-        : failure.kind === "timeout"
-          ? `no answer came within ${this.timeoutOf(spec)} ms`
-          : "the connection was dropped before the answer arrived";
+  private outcomeUnknown<S extends z.ZodType>(spec: Job<S>, path: string, outcome: Failed): GpuCloudError {
+    const { error } = outcome;
     return outcomeUnknown({
       action: spec.action,
       method: spec.method,
       path,
-      reason,
+      reason: this.whyUnknown(spec, outcome),
       status: outcome.httpStatus,
       code: error.code,
       apiMessage: error.apiMessage,
       reconcile: spec.reconcile ?? "Check the current state before trying again.",
+      cause: error instanceof ResponseTooLargeError ? error : undefined,
       secret: this.secret,
     });
+  }
+
+  /** Why an unsafe call's outcome is unknown, in the words of "the request was sent but ...". */
+  private whyUnknown<S extends z.ZodType>(spec: Job<S>, { failure, error, httpStatus }: Failed): string {
+    if (error instanceof ResponseTooLargeError) return `${tooLargeAnswer(error)}, so it was not read`;
+    if (failure.kind === "status") {
+      return `the service answered ${describeStatus(httpStatus ?? failure.status, error.code)}, which does not say whether the work was done`;
+    }
+    return failure.kind === "timeout"
+      ? `no answer came within ${this.timeoutOf(spec)} ms`
+      : "the connection was dropped before the answer arrived";
   }
 
   private parseData<S extends z.ZodType>(spec: Job<S>, path: string, data: unknown): z.infer<S> {
@@ -409,6 +432,7 @@ export class Transport {
         answer = await this.exchange(spec, relPath, body, controller.signal);
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason;
+        if (err instanceof AnswerTooLarge) return this.tooLarge(ctx, err);
         // Our own body source refused to go on (an upload stream over the size limit).
         if (err instanceof GpuCloudError) throw err;
         if (UNSENDABLE_CODES.has(errorCode(err) ?? "")) {
@@ -447,6 +471,20 @@ export class Transport {
     }
   }
 
+  private tooLarge(ctx: ErrorContext & { secret?: string }, answer: AnswerTooLarge): Failed {
+    return {
+      ok: false,
+      failure: { kind: "too_large" },
+      httpStatus: answer.status,
+      error: responseTooLarge({
+        ...ctx,
+        status: answer.status,
+        limitBytes: this.options.maxResponseBytes,
+        announcedBytes: answer.announcedBytes,
+      }),
+    };
+  }
+
   /**
    * Sends the request on a connection of its own and reads the answer; fails as soon as `signal`
    * aborts, even where undici does not notice the abort (while it connects, it does not), so the
@@ -474,7 +512,7 @@ export class Transport {
           status: res.statusCode,
           retryAfter: res.headers["retry-after"],
           cloudMs,
-          text: await res.body.text(),
+          text: await this.readBody(res),
         };
       } finally {
         settled = true;
@@ -484,6 +522,26 @@ export class Transport {
       return await untilAborted(exchanged, signal);
     } finally {
       this.connections.giveBack(connection, settled);
+    }
+  }
+
+  /**
+   * The answer's body as text, read only while it stays within maxResponseBytes: one that announces more
+   * is not read at all, and one that streams more is cut off by its connection (undici counts its bytes
+   * as they arrive, see Connections), so an endless body costs no more memory than the cap.
+   */
+  private async readBody(res: Dispatcher.ResponseData): Promise<string> {
+    const announced = Number(firstHeader(res.headers["content-length"]));
+    if (announced > this.options.maxResponseBytes) {
+      // Destroying a body nobody reads fails it with an abort error: nothing listens for it any more.
+      res.body.on("error", () => undefined).destroy();
+      throw new AnswerTooLarge(res.statusCode, announced);
+    }
+    try {
+      return await res.body.text();
+    } catch (err) {
+      if (errorCode(err) === EXCEEDED_MAX_SIZE) throw new AnswerTooLarge(res.statusCode);
+      throw err;
     }
   }
 

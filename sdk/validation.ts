@@ -4,6 +4,7 @@
  * Each check returns issues `{field, reason}`; the callers turn them into one InputValidationError.
  */
 import type { InputIssue } from "./errors";
+import { terminalSafe } from "./terminal-safe";
 
 /** The parts of a manifest entry the checks read (see workflows.ts for the full schema). */
 export interface ManifestParameter {
@@ -59,10 +60,13 @@ export function requireString(issues: InputIssue[], field: string, value: unknow
     issues.push({ field, reason: "is required (a non-empty string)" });
 }
 
+/** A value for a message: as JSON, escaped and cut (a manifest's values are the server's text). */
 function show(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return terminalSafe(JSON.stringify(value) ?? String(value), 60);
 }
+
+/** The most a message lists of a manifest (its names, a select's options). */
+const MAX_LISTED_CHARS = 300;
 
 /** Why a resource string is not acceptable, or undefined when it is. */
 export function resourceStringProblem(value: string): string | undefined {
@@ -177,7 +181,8 @@ function selectProblem(param: ManifestParameter, value: unknown): string | undef
   if (sameText) {
     return `must be the option value ${show(sameText.value)} with its original JSON type (${typeof sameText.value}), got ${show(value)}`;
   }
-  return `must be one of the select options ${options.map((o) => show(o.value)).join(", ")}, got ${show(value)}`;
+  const listed = terminalSafe(options.map((o) => show(o.value)).join(", "), MAX_LISTED_CHARS);
+  return `must be one of the select options ${listed}, got ${show(value)}`;
 }
 
 export interface CheckedInputs {
@@ -197,7 +202,7 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
   // Built as a Map and turned into an object at the end: an input named "__proto__" stays an input.
   const out = new Map<string, unknown>();
   for (const [name, value] of Object.entries(inputs)) {
-    const field = `inputs.${name}`;
+    const field = `inputs.${terminalSafe(name, 60)}`;
     out.set(name, value);
     if (LEGACY_WORKFLOW_FLAGS.has(name)) {
       if (typeof value !== "boolean") issues.push({ field, reason: "must be a boolean" });
@@ -207,7 +212,7 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
     if (!param) {
       issues.push({
         field,
-        reason: `is not declared in the workflow's manifest (declared: ${[...byName.keys()].join(", ") || "none"})`,
+        reason: `is not declared in the workflow's manifest (declared: ${terminalSafe([...byName.keys()].join(", "), MAX_LISTED_CHARS) || "none"})`,
       });
       continue;
     }
@@ -230,8 +235,8 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
   for (const param of manifest) {
     if (param.required && !Object.hasOwn(inputs, param.name)) {
       issues.push({
-        field: `inputs.${param.name}`,
-        reason: `is required by the workflow (value_type ${param.value_type}) and missing`,
+        field: `inputs.${terminalSafe(param.name, 60)}`,
+        reason: `is required by the workflow (value_type ${terminalSafe(param.value_type, 60)}) and missing`,
       });
     }
   }

@@ -4,6 +4,7 @@
  */
 import { isTransientError, TimeoutError } from "./errors";
 import { retryUntil } from "./retry-until";
+import { terminalSafe } from "./terminal-safe";
 import type { CallOptions } from "./transport";
 
 export interface WaitOptions {
@@ -51,7 +52,8 @@ export async function pollUntil<T>(spec: PollSpec<T>, options: WaitOptions = {})
     return await retryUntil(
       async (call) => {
         const value = await spec.poll(call);
-        lastState = spec.describeState(value);
+        // The state is the server's words (a run status is any text it sends).
+        lastState = terminalSafe(spec.describeState(value), 200);
         lastFailure = undefined;
         if (spec.isDone(value)) return value;
         throw NOT_YET;

@@ -1,4 +1,6 @@
-import { isSecret } from "../../testing";
+import { isSecret, type OperationResult } from "../../testing";
+import { outputLines, planLines, style } from "../../demo/render";
+import { terminalControls } from "../support/terminal";
 import {
   DEMO_DOORS,
   DemoError,
@@ -113,5 +115,35 @@ describe("npm run demo's command line", () => {
       /Unknown option '--doors'.*Usage: npm run demo/,
     );
     expect(() => demoOptionsFrom(["--door"])).toThrow(/--door.*argument missing.*Usage: npm run demo/);
+  });
+});
+
+describe("what the demo prints of the cloud", () => {
+  const title = "\x1b[2J\x1b[HDemo passed\u009b2J\u202e";
+
+  it("shows a title in a plan and in the outputs escaped, never obeyed by the terminal", () => {
+    const result: OperationResult = {
+      operation: "up",
+      durationMs: 1,
+      outputs: { titles: { "fleet-0": title }, serviceUrls: { [`ComfyUI${title}`]: ["http://x"] } },
+      steps: [
+        {
+          op: "update",
+          urn: "urn:pulumi:demo::fleet::gpucloud:index:Instance::fleet-0",
+          type: "gpucloud:index:Instance",
+          name: "fleet-0",
+          changes: [{ name: "title", old: title, new: "fleet-0", secret: false, replaces: false }],
+        },
+      ],
+    };
+    const printed = [...planLines(result, style(false)), ...outputLines(result.outputs)];
+    expect(terminalControls(printed.join("\n"))).toEqual([]);
+    expect(printed).toContain(
+      '       ~ title: "\\u001b[2J\\u001b[HDemo passed\\u009b2J\\u202e" => "fleet-0"',
+    );
+    expect(printed).toContain('        fleet-0: "\\u001b[2J\\u001b[HDemo passed\\u009b2J\\u202e"');
+    expect(printed.some((line) => line.includes("ComfyUI\\x1b[2J\\x1b[HDemo passed\\x9b2J\\u202e: ["))).toBe(
+      true,
+    );
   });
 });

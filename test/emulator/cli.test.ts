@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import ts from "typescript";
+import { terminalControls } from "../support/terminal";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -190,6 +191,23 @@ describe("gpucloud-emulator CLI", () => {
     expect(stdout).toBe("");
     expect(stderr.trim().split("\n")).toHaveLength(1);
     expect(stderr).toContain(message);
+  });
+
+  it("prints what it quotes of a seed file escaped, on one line: the file cannot clear the screen or forge a line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gpucloud-cli-seed-"));
+    try {
+      const seed = join(dir, "seed.json");
+      writeFileSync(seed, JSON.stringify({ "\x1b[2J\x1b[Hlistening on http://evil\n\u202egpus": [] }));
+      const { code, stderr } = await runToEnd(out, ["--port", "0", "--seed", seed]);
+      expect(code).toBe(2);
+      expect(stderr).toBe(
+        `gpucloud-emulator: seed file ${seed} is refused: has an unknown field: ` +
+          "\\x1b[2J\\x1b[Hlistening on http://evil \\u202egpus\n",
+      );
+      expect(terminalControls(stderr)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -11,13 +11,15 @@ import { findOrphans, formatReport, type StackExport } from "pulumi-gpucloud";
 import { asStackExport } from "../../provider/orphans";
 import { REPO_ROOT, secret, type Harness, type Props, type ResourceState } from "../harness";
 import { FileStore } from "../../testing/state";
-import { DEMO_KEY } from "../emulator/helpers";
+import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
 import { gpucloudHarness, providerConfig, providerTexts } from "../support/providers";
 import { startWorld, type World } from "../support/world";
 import { FAULT_EMULATOR, seconds } from "./schedule";
 import { reportFigure } from "../support/figures";
+import { terminalControls } from "../support/terminal";
 
 const INSTANCE_TYPE = "pulumi-nodejs:dynamic/gpucloud:Instance";
+const CLEAR_SCREEN = "\x1b[2J\x1b[H";
 /**
  * How long the evaluator's create call is held at the emulator: far longer than any kill of the provider
  * under load, so the hold never ends within the test and the emulator never carries the create out. The
@@ -188,6 +190,35 @@ describe("a provider killed in the middle of a fleet create", () => {
   });
 });
 
+describe("gpucloud-orphans on a cloud whose titles hold control characters", () => {
+  let emu: TestEmulator;
+  beforeAll(async () => (emu = await startTestEmulator()));
+  afterAll(() => emu.close());
+
+  it("prints the table and the JSON with them escaped, the JSON still the cloud's title", async () => {
+    const title = `${CLEAR_SCREEN}No orphans.\u009b2J`;
+    const created = await emu.api("POST", "/instance/create_by_pod", {
+      body: {
+        pod_uuid: (await pod(emu, "ComfyUI")).uuid,
+        gpu_uuid: await gpuUuid(emu, "4090D"),
+        gpu_nums: 1,
+      },
+    });
+    const uuid = created.body.data.instance_uuid as string;
+    await emu.api("POST", "/instance/update_title", { body: { instance_uuid: uuid, title } });
+    const env = { PATH: process.env.PATH, GPUCLOUD_BASE_URL: emu.url, GPUCLOUD_API_KEY: DEMO_KEY };
+    const none = JSON.stringify({ deployment: { resources: [] } });
+
+    const table = await runCli([], env, none);
+    expect(table.code).toBe(3);
+    expect(terminalControls(table.stdout)).toEqual([]);
+    expect(table.stdout).toContain("\\x1b[2J\\x1b[HNo orphans.\\x9b2J");
+    const json = await runCli(["--json"], env, none);
+    expect(terminalControls(json.stdout)).toEqual([]);
+    expect(JSON.parse(json.stdout).orphans).toEqual([expect.objectContaining({ instanceUuid: uuid, title })]);
+  });
+});
+
 describe("findOrphans", () => {
   const cloud = (uuid: string, extra: Record<string, unknown> = {}) =>
     ({ instance_uuid: uuid, status: 2, gpu_uuid: "g", gpu_nums: 1, ...extra }) as never;
@@ -341,6 +372,16 @@ describe("findOrphans", () => {
     // Not the advice for a record its stack resolves alone, nor for the engine's own pending create.
     expect(shown).not.toContain("Leave a recorded pending create's instance alone");
     expect(shown).not.toContain("--clear-pending-creates");
+  });
+
+  it("shows a title written to fool a terminal escaped: it cannot erase the table or forge a line", () => {
+    const title = `${CLEAR_SCREEN}No orphans.\n\u202e`;
+    const shown = formatReport(findOrphans([cloud("i-1", { title, gpu_name: "4090D\x07" })], []));
+    expect(terminalControls(shown)).toEqual([]);
+    expect(shown).toMatch(
+      /^i-1 +2 +1 x 4090D\\x07 +\\x1b\[2J\\x1b\[HNo orphans\.\\n\\u202e +- +no stack knows it$/m,
+    );
+    expect(shown.split("\n")[0]).toBe("1 of the 1 instances in the cloud are held by no stack:");
   });
 
   it("refuses what is not a stack export, saying what to pass", () => {

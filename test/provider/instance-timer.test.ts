@@ -47,28 +47,76 @@ describe("Instance shutdownAt against the emulator", () => {
     // The provider's cloud clock is the last Date header plus real time elapsed since: the second it
     // names is the frozen cloud's, or a later one after a stall of a loaded machine.
     const named = refusal.match(
-      /shutdownAt (\S+) is less than 5 minutes ahead of now \((\S+) by the cloud's clock\)/,
+      /shutdownAt (\S+) is already past, (\d+) h before now \((\S+) by the cloud's clock\)/,
     );
     expect(named?.[1]).toBe(iso(at));
-    const seenAt = Date.parse(named?.[2] ?? "") / 1000;
+    expect(Number(named?.[2])).toBe(Math.round((cloudNow - at) / HOUR));
+    const seenAt = Date.parse(named?.[3] ?? "") / 1000;
     expect(seenAt).toBeGreaterThanOrEqual(cloudNow);
     expect(seenAt).toBeLessThanOrEqual(cloudNow + 2);
     expect(await calls("/instance/startup")).toEqual([]);
     expect((await w.api.instances.info(state.id)).status).toBe(22);
   });
 
+  /**
+   * The provider knows the cloud's clock from the Date of its latest answer, and no real cloud's clock
+   * jumps: after a test moved the emulator's, one read (of an instance that is not there) shows it anew.
+   */
+  const providerReadsTheCloudClock = () =>
+    w.h.read("Instance", { id: "i-not-there", inputs: w.spec, outputs: {} });
+
   it("measures the 5-minute lead on the cloud's clock: a cloud a day ahead refuses before anything is created", async () => {
     await w.emu.advance(24 * HOUR);
+    await providerReadsTheCloudClock();
     await w.emu.admin("DELETE", "/requests");
     const soonHere = Math.floor(Date.now() / 1000) + HOUR;
     const inputs = await w.h.checked("Instance", { ...w.spec, shutdownAt: soonHere });
+    // Past by however far earlier tests moved the cloud; by how much is the next test's to check.
     await expect(w.h.create("Instance", inputs)).rejects.toThrow(
       new RegExp(
-        `shutdownAt ${iso(soonHere)} is less than 5 minutes ahead of now \\(.*Z by the cloud's clock\\)`,
+        `shutdownAt ${iso(soonHere)} is already past, \\d+ (h|days) before now \\(.*Z by the cloud's clock\\)`,
       ),
     );
     expect(await calls("/instance/create_by_pod")).toEqual([]);
     expect(await w.instanceUuids()).toEqual([]);
+  });
+
+  /**
+   * A time `offset` seconds from the cloud's now, after moving the cloud an hour past this machine's clock
+   * (so a time the cloud has passed is still ahead here, where check judges it).
+   */
+  const onTheCloudAnHourAhead = async (offset: number) => {
+    const here = Math.floor(Date.now() / 1000);
+    await w.emu.advance(Math.max(0, here - (await w.emu.now())) + HOUR);
+    await providerReadsTheCloudClock();
+    await w.emu.admin("DELETE", "/requests");
+    return (await w.emu.now()) + offset;
+  };
+
+  it("says a shutdownAt that the cloud's clock has passed is past, and by how much, not that it is too close", async () => {
+    const tenMinutesAgo = await onTheCloudAnHourAhead(-600);
+    const inputs = await w.h.checked("Instance", { ...w.spec, shutdownAt: tenMinutesAgo });
+    const refusal = await w.h.create("Instance", inputs).then(
+      () => "",
+      (err: Error) => err.message,
+    );
+    expect(refusal).toContain(`shutdownAt ${iso(tenMinutesAgo)} is already past, 10 min before now (`);
+    expect(refusal).toContain(
+      "the cloud wants a scheduled shutdown at least 5 minutes ahead. Nothing was changed.",
+    );
+    expect(refusal).not.toContain("less than 5 minutes ahead");
+    expect(await calls("/instance/create_by_pod")).toEqual([]);
+  });
+
+  it("says a shutdownAt that is still ahead, but by less than 5 minutes, is too close", async () => {
+    const twoMinutesAhead = await onTheCloudAnHourAhead(120);
+    const inputs = await w.h.checked("Instance", { ...w.spec, shutdownAt: twoMinutesAhead });
+    await expect(w.h.create("Instance", inputs)).rejects.toThrow(
+      new RegExp(
+        `shutdownAt ${iso(twoMinutesAhead)} is less than 5 minutes ahead of now \\(.*Z by the cloud's clock\\)`,
+      ),
+    );
+    expect(await calls("/instance/create_by_pod")).toEqual([]);
   });
 
   it("cancels the timer when a running instance with shutdownAt is updated to running: false", async () => {

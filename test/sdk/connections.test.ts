@@ -5,7 +5,12 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { GpuListSchema, InputValidationError, TimeoutError } from "pulumi-gpucloud/sdk";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  GpuListSchema,
+  InputValidationError,
+  TimeoutError,
+} from "pulumi-gpucloud/sdk";
 import { Transport, type CallSpec } from "../../sdk/transport";
 import { cloudFor, countCalls, failure, KEY } from "./harness";
 
@@ -25,6 +30,7 @@ function transportTo(baseUrl: string, timeoutMs = 5_000): Transport {
     maxRetries: 0,
     backoff: { baseDelayMs: 1, maxDelayMs: 1 },
     maxRateLimitWaitMs: 1_000,
+    maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   });
 }
 

@@ -2,6 +2,7 @@
  * The scheduled shutdown's rules, apart from the calls that set it: how times are shown, and the lead the
  * cloud wants, measured on the cloud's own clock (a fast-clock emulator is judged on its own time).
  */
+import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
 
 /** Clients send a scheduled shutdown at least this far ahead (field-notes.md, the instance operations table). */
@@ -37,9 +38,15 @@ export async function cloudClock(ctx: ProviderContext): Promise<ClockReading> {
 export async function assertTimerAhead(ctx: ProviderContext, shutdownAt: number): Promise<void> {
   const now = await cloudClock(ctx);
   if (shutdownAt >= now.unixSeconds + SHUTDOWN_LEAD_SECONDS) return;
+  const lead = `${SHUTDOWN_LEAD_SECONDS / 60} minutes`;
+  // A time already past is said to be past, and by how much: "less than 5 minutes ahead" would misread it.
+  const where =
+    shutdownAt < now.unixSeconds
+      ? `is already past, ${formatWait((now.unixSeconds - shutdownAt) * 1000)} before now`
+      : `is less than ${lead} ahead of now`;
   throw new Error(
-    `Could not schedule the shutdown: shutdownAt ${isoTime(shutdownAt)} is less than ${SHUTDOWN_LEAD_SECONDS / 60} minutes ` +
-      `ahead of now (${isoTime(now.unixSeconds)} by ${now.whose}), and the cloud wants a scheduled shutdown at least ` +
-      `${SHUTDOWN_LEAD_SECONDS / 60} minutes ahead. Nothing was changed. Set shutdownAt later or remove it.`,
+    `Could not schedule the shutdown: shutdownAt ${isoTime(shutdownAt)} ${where} (${isoTime(now.unixSeconds)} by ` +
+      `${now.whose}), and the cloud wants a scheduled shutdown at least ${lead} ahead. Nothing was changed. ` +
+      "Set shutdownAt later or remove it.",
   );
 }
