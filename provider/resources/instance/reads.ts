@@ -1,9 +1,27 @@
 /**
  * Coalesced instance reads. A refresh reads every instance of a stack at once, and a create waits for
  * every new instance at once; one /instance/info per instance per poll is what makes fleets hit 429s.
- * Here reads that arrive together in one provider process share one walk of /instance/list, and every
- * instance waiting for a status shares one walk per poll interval. Results stay exact:
- * - a read or poll is answered only by a walk that started after it was asked;
+ * Here the reads of one provider process share walks of /instance/list, and every instance waiting for
+ * a status shares one walk per poll interval.
+ *
+ * The engine hands a refresh's reads over spread out in time (its parallelism, and in the dynamic
+ * provider server each call's own work), so a refresh's reads share walks by this rule:
+ *   A resource's read is answered by the latest walk when that walk started at most READ_SHARING_MS
+ *   before the read arrived, after every write this process had sent was answered, and after this
+ *   process last answered for the same resource; otherwise by a walk that starts after the read arrives.
+ * Why that is exact enough:
+ * - Read your writes: a write's answer moves the client's write count (GpuCloudClient.writesEnded), and
+ *   no walk started before it answers a read that comes after it.
+ * - Drift shows: under the Pulumi CLI each operation starts its own provider process, so every walk a
+ *   refresh shares started after the refresh did. A process that serves several operations (the
+ *   `pulumi-gpucloud/testing` Stack) answers each resource once per refresh, so the next refresh's read
+ *   of it takes a new walk; and the status waits of create, update and delete count as answers for the
+ *   Instance. What another client changes less than READ_SHARING_MS after a walk may go unseen by a read
+ *   sharing that walk, as a change made during the refresh itself may.
+ * - A lone read waits for no one: it starts a walk within BATCH_WINDOW_MS.
+ * The waits, `info` and `freshWalk` stay strict: they are answered only by a walk that started after
+ * they were asked (a claim's settle window and the reconciliation of a lost create depend on that).
+ * In every case, results stay exact about what a walk cannot show:
  * - an instance absent from a walk is gone only when that walk cannot have skipped it (one page, with a
  *   total that matches); otherwise /instance/info decides, as it would have without coalescing;
  * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
@@ -29,6 +47,14 @@ function stoppedWhileWaiting(instanceUuid: string, seen: Instance): Error {
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
+/**
+ * How old (from its start) a walk may be and still answer a resource's read: 5 s, the default poll
+ * interval, the age a status wait's answer may already have. A refresh of a thousand resources reaches
+ * the provider within about a second through either front door on a 2-core machine.
+ */
+export const READ_SHARING_MS = 5_000;
+/** The resource whose state `info` and the status waits answer for (see `read`). */
+const INSTANCE_RESOURCE = "Instance";
 /**
  * Polls take at most this share of the request budget, leaving the rest to the writes that polls wait
  * for: a slow API makes the next walk wait longer, and so does a rate limit (a walk then costs one
@@ -93,6 +119,17 @@ function goneError(instanceUuid: string): NotFoundError {
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The latest walk started, as the sharing rule of `read` sees it. */
+interface StartedWalk {
+  number: number;
+  /** On the reads' clock. */
+  startedAt: number;
+  /** The client's write count as it started (GpuCloudClient.writesEnded). */
+  writesEnded: number;
+  walk: Promise<Walk>;
+  failed: boolean;
+}
+
 export class InstanceReads {
   private walksStarted = 0;
   private lastWalkEndedAt = -Infinity;
@@ -104,12 +141,37 @@ export class InstanceReads {
   private readonly listed = new Set<string>();
   private lastCloudMs: number | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
+  private latest: StartedWalk | undefined;
+  /** For each resource ("Instance <uuid>"), how many walks had started when it was last answered. */
+  private readonly answered = new Map<string, number>();
 
-  constructor(private readonly api: GpuCloudClient) {}
+  /** `now`: the clock READ_SHARING_MS is measured on (monotonic ms). */
+  constructor(
+    private readonly api: GpuCloudClient,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
-  /** Like /instance/info (NotFoundError when gone), answered from a shared walk where it can be. */
+  /**
+   * A refresh's read of `resource` (its type, such as "IdleClosePolicy"), whose id is the instance's:
+   * like /instance/info (NotFoundError when gone), answered by the sharing rule of this module's header.
+   */
+  async read(instanceUuid: string, resource: string): Promise<Instance> {
+    const key = `${resource} ${instanceUuid}`;
+    const walk = this.shareable(key) ?? this.nextWalk();
+    try {
+      return await this.fromWalk(await walk, instanceUuid);
+    } finally {
+      this.answered.set(key, this.walksStarted);
+    }
+  }
+
+  /** Like /instance/info (NotFoundError when gone), answered by a walk that starts after this call. */
   async info(instanceUuid: string): Promise<Instance> {
-    return this.fromWalk(await this.nextWalk(), instanceUuid);
+    try {
+      return await this.fromWalk(await this.nextWalk(), instanceUuid);
+    } finally {
+      this.answeredForInstance(instanceUuid);
+    }
   }
 
   /** A walk that starts after this call; once it resolves, its uuids are in everListed. */
@@ -168,6 +230,20 @@ export class InstanceReads {
     });
   }
 
+  /** The latest walk, when the sharing rule lets it answer a read of `key`. */
+  private shareable(key: string): Promise<Walk> | undefined {
+    const latest = this.latest;
+    if (!latest || latest.failed) return undefined;
+    const fresh = this.now() - latest.startedAt <= READ_SHARING_MS;
+    const afterWrites = latest.writesEnded === this.api.writesEnded;
+    const afterLastAnswer = latest.number > (this.answered.get(key) ?? 0);
+    return fresh && afterWrites && afterLastAnswer ? latest.walk : undefined;
+  }
+
+  private answeredForInstance(instanceUuid: string): void {
+    this.answered.set(`${INSTANCE_RESOURCE} ${instanceUuid}`, this.walksStarted);
+  }
+
   /** The instance as `walk` shows it; /instance/info decides what the walk cannot. */
   private fromWalk(walk: Walk, instanceUuid: string): Promise<Instance> {
     const listed = walk.instances.get(instanceUuid);
@@ -192,10 +268,12 @@ export class InstanceReads {
       };
       const resolve = (value: T): void => {
         signal?.removeEventListener("abort", onAbort);
+        this.answeredForInstance(spec.instanceUuid);
         settleResolve(value);
       };
       const reject = (err: unknown): void => {
         signal?.removeEventListener("abort", onAbort);
+        this.answeredForInstance(spec.instanceUuid);
         settleReject(err);
       };
       const waiter: Waiter = {
@@ -244,7 +322,15 @@ export class InstanceReads {
     this.queued = undefined;
     const number = ++this.walksStarted;
     const startedAt = Date.now();
-    const walk = walkList(this.api);
+    const latest: StartedWalk = {
+      number,
+      startedAt: this.now(),
+      writesEnded: this.api.writesEnded,
+      walk: walkList(this.api),
+      failed: false,
+    };
+    this.latest = latest;
+    const { walk } = latest;
     let pages: number | undefined;
     const settled = walk.then(
       (w) => {
@@ -253,7 +339,10 @@ export class InstanceReads {
         if (w.cloudMs !== undefined) this.lastCloudMs = Math.max(this.lastCloudMs ?? 0, w.cloudMs);
         return this.offerToWaiters(number, w);
       },
-      (err: unknown) => this.failWaiters(number, err),
+      (err: unknown) => {
+        latest.failed = true;
+        this.failWaiters(number, err);
+      },
     );
     this.inFlight = settled;
     void settled.then(() => {
@@ -346,13 +435,17 @@ export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): 
   return { instances, consistent, atomic: pages === 1, pages, cloudMs: api.cloudNow() };
 }
 
-/** The instance as a shared read shows it; undefined when the cloud says it does not exist. */
+/**
+ * The instance as `resource`'s read shows it (InstanceReads.read: the Instance's own, unless another
+ * resource whose id is the instance's reads it); undefined when the cloud says it does not exist.
+ */
 export async function instanceUnlessGone(
   api: GpuCloudClient,
   instanceUuid: string,
+  resource: string = INSTANCE_RESOURCE,
 ): Promise<Instance | undefined> {
   try {
-    return await instanceReads(api).info(instanceUuid);
+    return await instanceReads(api).read(instanceUuid, resource);
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;
     throw err;
