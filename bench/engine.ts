@@ -14,7 +14,13 @@ export type DoorName = "dynamic" | "native";
 export const DOORS: DoorName[] = ["dynamic", "native"];
 
 export type EngineOperation = "preview" | "up" | "preview --refresh" | "refresh" | "destroy";
-export const ENGINE_OPERATIONS: EngineOperation[] = ["preview", "up", "preview --refresh", "refresh", "destroy"];
+export const ENGINE_OPERATIONS: EngineOperation[] = [
+  "preview",
+  "up",
+  "preview --refresh",
+  "refresh",
+  "destroy",
+];
 
 /** One operation of the lifecycle through one door. */
 export interface EngineRecord extends Counts {

@@ -6,7 +6,7 @@ import {
   TimeoutError,
   type Instance,
 } from "pulumi-gpucloud/sdk";
-import { InstanceReads } from "../../provider/resources/instance/reads";
+import { InstanceReads, READ_SHARING_MS } from "../../provider/resources/instance/reads";
 import { advancing } from "../support/clock";
 import {
   callsByEndpoint,
@@ -165,6 +165,109 @@ describe("coalesced instance reads against the emulator", () => {
     await api.instances.destroy(gone);
     await expect(waiting).resolves.toBeUndefined();
     await expect(reads.info(kept)).resolves.toMatchObject({ instance_uuid: kept });
+  });
+});
+
+describe("a refresh's reads (InstanceReads.read), sharing the latest walk that reads rode", () => {
+  let t: TestEmulator;
+  let api: GpuCloudClient;
+  let other: GpuCloudClient;
+  let spec: { pod_uuid: string; gpu_uuid: string; gpu_nums: number };
+  /** The reads' clock: it moves only when a test moves it. */
+  let clock: number;
+  let reads: InstanceReads;
+
+  beforeAll(async () => {
+    t = await startTestEmulator({ balance: 1_000_000 });
+    spec = { pod_uuid: (await pod(t, "ComfyUI")).uuid, gpu_uuid: await gpuUuid(t, "4090D"), gpu_nums: 1 };
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.admin("POST", "/reset");
+    api = new GpuCloudClient({ baseUrl: t.url, apiKey: DEMO_KEY, maxRetries: 0 });
+    other = new GpuCloudClient({ baseUrl: t.url, apiKey: DEMO_KEY, maxRetries: 0 });
+    clock = 0;
+    reads = new InstanceReads(api, () => clock);
+  });
+  afterEach(async () => {
+    await api.close();
+    await other.close();
+  });
+
+  async function create(count: number): Promise<string[]> {
+    const uuids: string[] = [];
+    for (let i = 0; i < count; i++) uuids.push((await other.instances.createByPod(spec)).instance_uuid);
+    await t.admin("DELETE", "/requests");
+    return uuids;
+  }
+
+  const listCalls = async () => (await callsByEndpoint(t))["GET /instance/list"] ?? 0;
+
+  it("answers 150 instances and their policies read one after another, each after the last was answered, with one walk", async () => {
+    const uuids = await create(150);
+    for (const uuid of uuids) {
+      await expect(reads.read(uuid, "Instance")).resolves.toMatchObject({ instance_uuid: uuid });
+      await expect(reads.read(uuid, "IdleClosePolicy")).resolves.toMatchObject({ instance_uuid: uuid });
+      clock += 60;
+    }
+    expect(clock).toBeLessThan(READ_SHARING_MS);
+    expect(await callsByEndpoint(t)).toEqual({ "GET /instance/list": 2 });
+  });
+
+  it("starts a new walk for a read that arrives more than READ_SHARING_MS after the shared walk started", async () => {
+    const [first, second] = await create(2);
+    await reads.read(first, "Instance");
+    clock += READ_SHARING_MS;
+    await reads.read(second, "Instance");
+    expect(await listCalls()).toBe(1);
+    clock += 1;
+    await other.instances.updateTitle(second, "renamed elsewhere");
+    await expect(reads.read(second, "IdleClosePolicy")).resolves.toMatchObject({
+      title: "renamed elsewhere",
+    });
+    expect(await listCalls()).toBe(2);
+  });
+
+  it("answers a read after this process's own write from a walk that started after the write's answer", async () => {
+    const [written, untouched] = await create(2);
+    await reads.read(written, "Instance");
+    await api.instances.updateTitle(written, "renamed here");
+    await expect(reads.read(written, "IdleClosePolicy")).resolves.toMatchObject({ title: "renamed here" });
+    // Any write of this process: the walk does not know which instances a write changed.
+    await api.instances.updateTitle(written, "renamed again");
+    await reads.read(untouched, "Instance");
+    expect(await listCalls()).toBe(3);
+  });
+
+  it("starts a new walk for a resource read again, so a second refresh sees what another client changed", async () => {
+    const [changed, destroyed] = await create(2);
+    await reads.read(changed, "Instance");
+    await reads.read(destroyed, "Instance");
+    await other.instances.updateTitle(changed, "drifted");
+    await other.instances.destroy(destroyed);
+    await expect(reads.read(changed, "Instance")).resolves.toMatchObject({ title: "drifted" });
+    await expect(reads.read(destroyed, "Instance")).rejects.toBeInstanceOf(NotFoundError);
+    // The policy of the changed instance was not read since that walk: it shares it.
+    await expect(reads.read(changed, "IdleClosePolicy")).resolves.toMatchObject({ title: "drifted" });
+    expect(await listCalls()).toBe(2);
+  });
+
+  it("never shares the walks of waits and strict reads, so the first read after them starts its own", async () => {
+    const [waited, destroyedElsewhere] = await create(2);
+    await advancing(t, reads.waitForStatus(waited, [2], { timeoutMs: 20_000, pollIntervalMs: 10 }));
+    await reads.info(waited);
+    await other.instances.destroy(destroyedElsewhere);
+    const from = await listCalls();
+    await expect(reads.read(destroyedElsewhere, "Instance")).rejects.toBeInstanceOf(NotFoundError);
+    expect((await listCalls()) - from).toBe(1);
+  });
+
+  it("does not share a walk that failed: the next read starts its own", async () => {
+    const [uuid] = await create(1);
+    await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });
+    await expect(reads.read(uuid, "Instance")).rejects.toBeInstanceOf(ServerError);
+    await expect(reads.read(uuid, "IdleClosePolicy")).resolves.toMatchObject({ instance_uuid: uuid });
+    expect(await listCalls()).toBe(2);
   });
 });
 

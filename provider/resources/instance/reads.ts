@@ -6,18 +6,18 @@
  *
  * The engine hands a refresh's reads over spread out in time (its parallelism, and in the dynamic
  * provider server each call's own work), so a refresh's reads share walks by this rule:
- *   A resource's read is answered by the latest walk when that walk started at most READ_SHARING_MS
- *   before the read arrived, after every write this process had sent was answered, and after this
- *   process last answered for the same resource; otherwise by a walk that starts after the read arrives.
+ *   A resource's read is answered by the latest walk that reads rode, when that walk started at most
+ *   READ_SHARING_MS before the read arrived, after every write this process had sent was answered, and
+ *   after this process last read the same resource; otherwise by a walk that starts after it arrives.
  * Why that is exact enough:
  * - Read your writes: a write's answer moves the client's write count (GpuCloudClient.writesEnded), and
  *   no walk started before it answers a read that comes after it.
  * - Drift shows: under the Pulumi CLI each operation starts its own provider process, so every walk a
  *   refresh shares started after the refresh did. A process that serves several operations (the
- *   `pulumi-gpucloud/testing` Stack) answers each resource once per refresh, so the next refresh's read
- *   of it takes a new walk; and the status waits of create, update and delete count as answers for the
- *   Instance. What another client changes less than READ_SHARING_MS after a walk may go unseen by a read
- *   sharing that walk, as a change made during the refresh itself may.
+ *   `pulumi-gpucloud/testing` Stack) reads each resource once per refresh, so the next refresh's read of
+ *   it takes a new walk; the walks of waits and strict reads are never shared, so the first read after
+ *   an `up` starts its own. Only a change another client makes less than READ_SHARING_MS after a shared
+ *   walk started may go unseen by a read sharing it, as a change made during the refresh itself may.
  * - A lone read waits for no one: it starts a walk within BATCH_WINDOW_MS.
  * The waits, `info` and `freshWalk` stay strict: they are answered only by a walk that started after
  * they were asked (a claim's settle window and the reconciliation of a lost create depend on that).
@@ -48,12 +48,12 @@ function stoppedWhileWaiting(instanceUuid: string, seen: Instance): Error {
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
 /**
- * How old (from its start) a walk may be and still answer a resource's read: 5 s, the default poll
- * interval, the age a status wait's answer may already have. A refresh of a thousand resources reaches
- * the provider within about a second through either front door on a 2-core machine.
+ * How old (from its start) a walk may be and still answer a resource's read. The reads of a refresh
+ * of 500 instances and their policies reached the provider within 1 to 5 s through the dynamic door
+ * (idle and loaded 2-core machine), the slower door; twice that covers them.
  */
-export const READ_SHARING_MS = 5_000;
-/** The resource whose state `info` and the status waits answer for (see `read`). */
+export const READ_SHARING_MS = 10_000;
+/** The resource an instance read is for unless another resource whose id is the instance's says so (see `read`). */
 const INSTANCE_RESOURCE = "Instance";
 /**
  * Polls take at most this share of the request budget, leaving the rest to the writes that polls wait
@@ -119,7 +119,7 @@ function goneError(instanceUuid: string): NotFoundError {
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The latest walk started, as the sharing rule of `read` sees it. */
+/** A walk that reads rode, as the sharing rule of `read` sees it. */
 interface StartedWalk {
   number: number;
   /** On the reads' clock. */
@@ -141,8 +141,11 @@ export class InstanceReads {
   private readonly listed = new Set<string>();
   private lastCloudMs: number | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
+  /** The latest walk that reads rode. */
   private latest: StartedWalk | undefined;
-  /** For each resource ("Instance <uuid>"), how many walks had started when it was last answered. */
+  /** A read waits for the walk queued: it becomes `latest` when it starts. */
+  private readsQueued = false;
+  /** For each resource ("Instance <uuid>"), how many walks had started when its last read was answered. */
   private readonly answered = new Map<string, number>();
 
   /** `now`: the clock READ_SHARING_MS is measured on (monotonic ms). */
@@ -157,7 +160,7 @@ export class InstanceReads {
    */
   async read(instanceUuid: string, resource: string): Promise<Instance> {
     const key = `${resource} ${instanceUuid}`;
-    const walk = this.shareable(key) ?? this.nextWalk();
+    const walk = this.shareable(key) ?? this.nextWalkForReads();
     try {
       return await this.fromWalk(await walk, instanceUuid);
     } finally {
@@ -167,11 +170,7 @@ export class InstanceReads {
 
   /** Like /instance/info (NotFoundError when gone), answered by a walk that starts after this call. */
   async info(instanceUuid: string): Promise<Instance> {
-    try {
-      return await this.fromWalk(await this.nextWalk(), instanceUuid);
-    } finally {
-      this.answeredForInstance(instanceUuid);
-    }
+    return this.fromWalk(await this.nextWalk(), instanceUuid);
   }
 
   /** A walk that starts after this call; once it resolves, its uuids are in everListed. */
@@ -236,12 +235,14 @@ export class InstanceReads {
     if (!latest || latest.failed) return undefined;
     const fresh = this.now() - latest.startedAt <= READ_SHARING_MS;
     const afterWrites = latest.writesEnded === this.api.writesEnded;
-    const afterLastAnswer = latest.number > (this.answered.get(key) ?? 0);
-    return fresh && afterWrites && afterLastAnswer ? latest.walk : undefined;
+    const afterLastRead = latest.number > (this.answered.get(key) ?? 0);
+    return fresh && afterWrites && afterLastRead ? latest.walk : undefined;
   }
 
-  private answeredForInstance(instanceUuid: string): void {
-    this.answered.set(`${INSTANCE_RESOURCE} ${instanceUuid}`, this.walksStarted);
+  private nextWalkForReads(): Promise<Walk> {
+    const walk = this.nextWalk();
+    this.readsQueued = true;
+    return walk;
   }
 
   /** The instance as `walk` shows it; /instance/info decides what the walk cannot. */
@@ -268,12 +269,10 @@ export class InstanceReads {
       };
       const resolve = (value: T): void => {
         signal?.removeEventListener("abort", onAbort);
-        this.answeredForInstance(spec.instanceUuid);
         settleResolve(value);
       };
       const reject = (err: unknown): void => {
         signal?.removeEventListener("abort", onAbort);
-        this.answeredForInstance(spec.instanceUuid);
         settleReject(err);
       };
       const waiter: Waiter = {
@@ -322,15 +321,16 @@ export class InstanceReads {
     this.queued = undefined;
     const number = ++this.walksStarted;
     const startedAt = Date.now();
-    const latest: StartedWalk = {
+    const started: StartedWalk = {
       number,
       startedAt: this.now(),
       writesEnded: this.api.writesEnded,
       walk: walkList(this.api),
       failed: false,
     };
-    this.latest = latest;
-    const { walk } = latest;
+    if (this.readsQueued) this.latest = started;
+    this.readsQueued = false;
+    const { walk } = started;
     let pages: number | undefined;
     const settled = walk.then(
       (w) => {
@@ -340,7 +340,7 @@ export class InstanceReads {
         return this.offerToWaiters(number, w);
       },
       (err: unknown) => {
-        latest.failed = true;
+        started.failed = true;
         this.failWaiters(number, err);
       },
     );
