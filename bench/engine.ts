@@ -7,8 +7,19 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { dynamicFrontDoor, nativeFrontDoor, secret, Stack, type OperationResult } from "../testing";
+import { REPO_ROOT } from "../dev/self-link";
+import {
+  dynamicFrontDoor,
+  nativeFrontDoor,
+  secret,
+  Stack,
+  type FrontDoorFactory,
+  type OperationResult,
+} from "../testing";
 import { BENCH_KEY, BenchCloud, type Counts, type Pace } from "./cloud";
+
+export const ENGINE_VIA =
+  "the fleet program (bench/fleet-program.ts) run by pulumi-gpucloud/testing: dynamic door = Pulumi's dynamic-provider server over gRPC, native door = the pulumi-resource-gpucloud plugin over gRPC; one provider process per door and N for the whole lifecycle";
 
 export type DoorName = "dynamic" | "native";
 export const DOORS: DoorName[] = ["dynamic", "native"];
@@ -42,8 +53,12 @@ export interface EngineRun {
   providerPeakMemoryMb: number | null;
 }
 
-/** The compiled program (`npm run build` puts it beside this file). */
-export const FLEET_PROGRAM = path.join(__dirname, "fleet-program.js");
+/** The compiled program (`npm run build`). */
+export const FLEET_PROGRAM = path.join(REPO_ROOT, "dist", "bench", "fleet-program.js");
+
+export function frontDoorOf(door: DoorName): FrontDoorFactory {
+  return door === "native" ? nativeFrontDoor() : dynamicFrontDoor();
+}
 
 function operate(stack: Stack, operation: EngineOperation): Promise<OperationResult> {
   switch (operation) {
@@ -83,7 +98,7 @@ export async function engineRun(door: DoorName, n: number, pace: Pace): Promise<
       project: "bench",
       stack: `${door}-${n}`,
       config: fleetConfig(cloud, n, pace.pollIntervalMs),
-      frontDoor: door === "native" ? nativeFrontDoor() : dynamicFrontDoor(),
+      frontDoor: frontDoorOf(door),
     });
     const records: EngineRecord[] = [];
     for (const operation of ENGINE_OPERATIONS) {
