@@ -262,6 +262,17 @@ describe("a refresh's reads (InstanceReads.read), sharing the latest walk that r
     expect((await listCalls()) - from).toBe(1);
   });
 
+  it("reads an instance missing from a shared walk with info: one made elsewhere since is not taken for gone", async () => {
+    const [listed] = await create(1);
+    await reads.read(listed, "Instance");
+    const [madeSince, destroyedSince] = await create(2);
+    await other.instances.destroy(destroyedSince);
+    await t.admin("DELETE", "/requests");
+    await expect(reads.read(madeSince, "Instance")).resolves.toMatchObject({ instance_uuid: madeSince });
+    await expect(reads.read(destroyedSince, "Instance")).rejects.toBeInstanceOf(NotFoundError);
+    expect(await callsByEndpoint(t)).toEqual({ "GET /instance/info": 2 });
+  });
+
   it("does not share a walk that failed: the next read starts its own", async () => {
     const [uuid] = await create(1);
     await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });

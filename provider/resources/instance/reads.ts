@@ -17,13 +17,16 @@
  *   `pulumi-gpucloud/testing` Stack) reads each resource once per refresh, so the next refresh's read of
  *   it takes a new walk; the walks of waits and strict reads are never shared, so the first read after
  *   an `up` starts its own. Only a change another client makes less than READ_SHARING_MS after a shared
- *   walk started may go unseen by a read sharing it, as a change made during the refresh itself may.
+ *   walk started may go unseen by a read sharing it, as a change made during the refresh itself may,
+ *   and never so that an instance is taken for gone (below).
  * - A lone read waits for no one: it starts a walk within BATCH_WINDOW_MS.
  * The waits, `info` and `freshWalk` stay strict: they are answered only by a walk that started after
  * they were asked (a claim's settle window and the reconciliation of a lost create depend on that).
  * In every case, results stay exact about what a walk cannot show:
- * - an instance absent from a walk is gone only when that walk cannot have skipped it (one page, with a
- *   total that matches); otherwise /instance/info decides, as it would have without coalescing;
+ * - an instance absent from a walk is gone only when that walk started after the read was asked and
+ *   cannot have skipped it (one page, with a total that matches); otherwise /instance/info decides, as
+ *   it would have without coalescing. A refresh drops what it reads as gone from the stack, so an
+ *   instance made by another process after a shared walk must never look gone;
  * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
  * One `InstanceReads` per client lives in this module, so it lasts as long as the provider process.
  */
@@ -160,9 +163,10 @@ export class InstanceReads {
    */
   async read(instanceUuid: string, resource: string): Promise<Instance> {
     const key = `${resource} ${instanceUuid}`;
-    const walk = this.shareable(key) ?? this.nextWalkForReads();
+    const shared = this.shareable(key);
     try {
-      return await this.fromWalk(await walk, instanceUuid);
+      if (shared) return await this.fromWalk(await shared, instanceUuid, { startedAfterAsked: false });
+      return await this.fromWalk(await this.nextWalkForReads(), instanceUuid);
     } finally {
       this.answered.set(key, this.walksStarted);
     }
@@ -245,11 +249,15 @@ export class InstanceReads {
     return walk;
   }
 
-  /** The instance as `walk` shows it; /instance/info decides what the walk cannot. */
-  private fromWalk(walk: Walk, instanceUuid: string): Promise<Instance> {
+  /**
+   * The instance as `walk` shows it; /instance/info decides what the walk cannot, and whether an
+   * instance absent from a walk that started before it was asked for is gone.
+   */
+  private fromWalk(walk: Walk, instanceUuid: string, { startedAfterAsked = true } = {}): Promise<Instance> {
     const listed = walk.instances.get(instanceUuid);
     if (listed && hasInfoFields(listed)) return Promise.resolve(listed);
-    if (!listed && walk.consistent && walk.atomic) return Promise.reject(goneError(instanceUuid));
+    const surelyGone = !listed && startedAfterAsked && walk.consistent && walk.atomic;
+    if (surelyGone) return Promise.reject(goneError(instanceUuid));
     return this.api.instances.info(instanceUuid);
   }
 
