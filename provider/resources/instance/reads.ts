@@ -56,7 +56,7 @@ export const BATCH_WINDOW_MS = 5;
  * (idle and loaded 2-core machine), the slower door; twice that covers them.
  */
 export const READ_SHARING_MS = 10_000;
-/** The resource an instance read is for unless another resource whose id is the instance's says so (see `read`). */
+/** The resource an instance read is for, unless the caller names another (see `read`). */
 const INSTANCE_RESOURCE = "Instance";
 /**
  * Polls take at most this share of the request budget, leaving the rest to the writes that polls wait
