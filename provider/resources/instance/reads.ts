@@ -6,19 +6,21 @@
  *
  * The engine hands a refresh's reads over spread out in time (its parallelism, and in the dynamic
  * provider server each call's own work), so a refresh's reads share walks by this rule:
- *   A resource's read is answered by the latest walk that reads rode, when that walk started at most
- *   READ_SHARING_MS before the read arrived, after every write this process had sent was answered, and
- *   after this process last read the same resource; otherwise by a walk that starts after it arrives.
- * Why that is exact enough:
+ *   A resource's read rides the latest walk that reads rode while that walk is under way or was last
+ *   busy (it ended, or a read rode it) at most READ_SHARING_GAP_MS before, unless a write of this
+ *   process was answered or this resource was read since it started; otherwise it starts a new walk.
+ * Why that holds:
+ * - One walk per refresh, however slowly its reads come: they come without a pause of the gap. And a
+ *   walk answers each resource once, so it serves at most one refresh.
  * - Read your writes: a write's answer moves the client's write count (GpuCloudClient.writesEnded), and
  *   no walk started before it answers a read that comes after it.
  * - Drift shows: under the Pulumi CLI each operation starts its own provider process, so every walk a
  *   refresh shares started after the refresh did. A process that serves several operations (the
  *   `pulumi-gpucloud/testing` Stack) reads each resource once per refresh, so the next refresh's read of
  *   it takes a new walk; the walks of waits and strict reads are never shared, so the first read after
- *   an `up` starts its own. Only a change another client makes less than READ_SHARING_MS after a shared
- *   walk started may go unseen by a read sharing it, as a change made during the refresh itself may,
- *   and never so that an instance is taken for gone (below).
+ *   an `up` starts its own. Only what another client changes while a refresh's reads are coming in may
+ *   go unseen (that refresh shows the cloud as its walk found it, after the refresh began), and never
+ *   so that an instance is taken for gone (below).
  * - A lone read waits for no one: it starts a walk within BATCH_WINDOW_MS.
  * The waits, `info` and `freshWalk` stay strict: they are answered only by a walk that started after
  * they were asked (a claim's settle window and the reconciliation of a lost create depend on that).
@@ -51,11 +53,11 @@ function stoppedWhileWaiting(instanceUuid: string, seen: Instance): Error {
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
 /**
- * How old (from its start) a walk may be and still answer a resource's read. The reads of a refresh
- * of 500 instances and their policies reached the provider within 1 to 5 s through the dynamic door
- * (idle and loaded 2-core machine), the slower door; twice that covers them.
+ * How long a finished walk stays shared without a read riding it. The reads of one refresh come far
+ * closer together: a thousand reached the provider within 1 s through the dynamic door on an idle
+ * 2-core machine, within 15 s on one loaded eight times over.
  */
-export const READ_SHARING_MS = 10_000;
+export const READ_SHARING_GAP_MS = 2_000;
 /** The resource an instance read is for, unless the caller names another (see `read`). */
 const INSTANCE_RESOURCE = "Instance";
 /**
@@ -125,8 +127,9 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** A walk that reads rode, as the sharing rule of `read` sees it. */
 interface StartedWalk {
   number: number;
-  /** On the reads' clock. */
-  startedAt: number;
+  underWay: boolean;
+  /** When it ended or a read last rode it, on the reads' clock. */
+  lastBusyAt: number;
   /** The client's write count as it started (GpuCloudClient.writesEnded). */
   writesEnded: number;
   walk: Promise<Walk>;
@@ -151,7 +154,7 @@ export class InstanceReads {
   /** For each resource ("Instance <uuid>"), how many walks had started when its last read was answered. */
   private readonly answered = new Map<string, number>();
 
-  /** `now`: the clock READ_SHARING_MS is measured on (monotonic ms). */
+  /** `now`: the clock READ_SHARING_GAP_MS is measured on (monotonic ms). */
   constructor(
     private readonly api: GpuCloudClient,
     private readonly now: () => number = () => performance.now(),
@@ -165,7 +168,10 @@ export class InstanceReads {
     const key = `${resource} ${instanceUuid}`;
     const shared = this.shareable(key);
     try {
-      if (shared) return await this.fromWalk(await shared, instanceUuid, { startedAfterAsked: false });
+      if (shared) {
+        shared.lastBusyAt = this.now();
+        return await this.fromWalk(await shared.walk, instanceUuid, { startedAfterAsked: false });
+      }
       return await this.fromWalk(await this.nextWalkForReads(), instanceUuid);
     } finally {
       this.answered.set(key, this.walksStarted);
@@ -233,14 +239,14 @@ export class InstanceReads {
     });
   }
 
-  /** The latest walk, when the sharing rule lets it answer a read of `key`. */
-  private shareable(key: string): Promise<Walk> | undefined {
+  /** The latest walk that reads rode, when the sharing rule lets it answer a read of `key`. */
+  private shareable(key: string): StartedWalk | undefined {
     const latest = this.latest;
     if (!latest || latest.failed) return undefined;
-    const fresh = this.now() - latest.startedAt <= READ_SHARING_MS;
+    const busy = latest.underWay || this.now() - latest.lastBusyAt <= READ_SHARING_GAP_MS;
     const afterWrites = latest.writesEnded === this.api.writesEnded;
     const afterLastRead = latest.number > (this.answered.get(key) ?? 0);
-    return fresh && afterWrites && afterLastRead ? latest.walk : undefined;
+    return busy && afterWrites && afterLastRead ? latest : undefined;
   }
 
   private nextWalkForReads(): Promise<Walk> {
@@ -331,7 +337,8 @@ export class InstanceReads {
     const startedAt = Date.now();
     const started: StartedWalk = {
       number,
-      startedAt: this.now(),
+      underWay: true,
+      lastBusyAt: this.now(),
       writesEnded: this.api.writesEnded,
       walk: walkList(this.api),
       failed: false,
@@ -342,12 +349,15 @@ export class InstanceReads {
     let pages: number | undefined;
     const settled = walk.then(
       (w) => {
+        started.underWay = false;
+        started.lastBusyAt = this.now();
         pages = w.pages;
         for (const uuid of w.instances.keys()) this.listed.add(uuid);
         if (w.cloudMs !== undefined) this.lastCloudMs = Math.max(this.lastCloudMs ?? 0, w.cloudMs);
         return this.offerToWaiters(number, w);
       },
       (err: unknown) => {
+        started.underWay = false;
         started.failed = true;
         this.failWaiters(number, err);
       },
