@@ -13,6 +13,8 @@ import { Stack, type FrontDoor, type FrontDoorFactory, type OperationResult } fr
 
 /** Two pages per walk. */
 const N = 101;
+/** The stack whose titles this process changes. */
+const SMALL = 3;
 const PAGES = Math.ceil(N / LIST_PAGE_SIZE);
 
 /**
@@ -73,8 +75,6 @@ describe.each(DOORS)(`${N} Instances with policies through the %s door`, (door) 
   let api: GpuCloudClient;
   let stack: Stack;
   const waves = new ReadWaves();
-  const config = () => fleetConfig(cloud, N, SMOKE_PACE.pollIntervalMs);
-
   beforeAll(async () => {
     assertBuilt();
     ensurePackageLink();
@@ -84,7 +84,7 @@ describe.each(DOORS)(`${N} Instances with policies through the %s door`, (door) 
       program: FLEET_PROGRAM,
       project: "reads",
       stack: door,
-      config: config(),
+      config: fleetConfig(cloud, N, SMOKE_PACE.pollIntervalMs),
       frontDoor: inWaves(frontDoorOf(door), waves),
     });
   });
@@ -130,17 +130,6 @@ describe.each(DOORS)(`${N} Instances with policies through the %s door`, (door) 
     }
   });
 
-  it("shows the titles this process just wrote: a refresh after the update finds no drift", async () => {
-    await stack.setConfig({ ...config(), "bench:titlePrefix": "renamed" });
-    await stack.refresh();
-    const up = await stack.up();
-    expect(Object.values(ops(up))).toEqual(Array.from({ length: N }, () => "update"));
-    const refresh = await stack.refresh();
-    expect(ops(refresh)).toEqual({});
-    const titles = stack.current.resources.filter((r) => r.name === "fleet-0").map((r) => r.outputs.title);
-    expect(titles).toEqual(["renamed-0"]);
-  });
-
   it("shows what another client changed since the last refresh: a title, and an instance destroyed", async () => {
     const uuid = (name: string) => stack.current.resources.find((r) => r.name === name)!.id;
     await api.instances.updateTitle(uuid("fleet-3"), "changed elsewhere");
@@ -152,5 +141,36 @@ describe.each(DOORS)(`${N} Instances with policies through the %s door`, (door) 
       expect.objectContaining({ name: "title", new: "changed elsewhere" }),
     );
     expect(await listCalls()).toBeLessThanOrEqual(oneWalkBound(refresh));
+  });
+
+  it("shows the titles this process just wrote: a refresh after the update finds no drift", async () => {
+    // A small stack of its own: an update runs the whole program, and this is about the writes.
+    const config = (titlePrefix: string) => ({
+      ...fleetConfig(cloud, SMALL, SMOKE_PACE.pollIntervalMs),
+      "bench:titlePrefix": titlePrefix,
+    });
+    const small = await Stack.open({
+      program: FLEET_PROGRAM,
+      project: "reads",
+      stack: `${door}-small`,
+      config: config("small"),
+      frontDoor: frontDoorOf(door),
+    });
+    try {
+      await small.up();
+      // A new provider process: its refresh leaves a walk that every resource has read.
+      await small.setConfig(config("renamed"));
+      await small.refresh();
+      const up = await small.up();
+      expect(Object.values(ops(up))).toEqual(Array.from({ length: SMALL }, () => "update"));
+      const refresh = await small.refresh();
+      expect(ops(refresh)).toEqual({});
+      const titles = small.current.resources
+        .filter((r) => !r.name.endsWith("-idle"))
+        .map((r) => r.outputs.title);
+      expect(titles).toEqual(Array.from({ length: SMALL }, (_, i) => `renamed-${i}`));
+    } finally {
+      await small.close();
+    }
   });
 });
