@@ -11,11 +11,12 @@ import { assertBuilt, ensurePackageLink } from "../../dev/self-link";
 import { LIST_PAGE_SIZE, READ_SHARING_GAP_MS } from "../../provider/resources/instance/reads";
 import { Stack, type FrontDoor, type FrontDoorFactory, type OperationResult } from "../../testing";
 
-/** Two pages per walk. */
-const N = 101;
-/** The stack whose titles this process changes. */
-const SMALL = 3;
-const PAGES = Math.ceil(N / LIST_PAGE_SIZE);
+/** Instances of the stack, each with a policy. */
+const N = 20;
+/** Instances of the account that no stack knows, made straight in the emulator's store. */
+const ELSEWHERE = 100;
+/** Two pages per walk: the list holds every instance of the account. */
+const PAGES = Math.ceil((N + ELSEWHERE) / LIST_PAGE_SIZE);
 
 /**
  * Lets the engine's reads reach the provider in waves of `size`, each wave once every read of the one
@@ -79,6 +80,7 @@ describe.each(DOORS)(`${N} Instances with policies through the %s door`, (door) 
     assertBuilt();
     ensurePackageLink();
     cloud = await BenchCloud.start(0, SMOKE_PACE.timeScale);
+    cloud.seedRunning(cloud.specs(ELSEWHERE).map((spec, i) => ({ ...spec, title: `elsewhere-${i}` })));
     api = new GpuCloudClient({ baseUrl: cloud.url, apiKey: BENCH_KEY });
     stack = await Stack.open({
       program: FLEET_PROGRAM,
@@ -144,33 +146,21 @@ describe.each(DOORS)(`${N} Instances with policies through the %s door`, (door) 
   });
 
   it("shows the titles this process just wrote: a refresh after the update finds no drift", async () => {
-    // A small stack of its own: an update runs the whole program, and this is about the writes.
-    const config = (titlePrefix: string) => ({
-      ...fleetConfig(cloud, SMALL, SMOKE_PACE.pollIntervalMs),
-      "bench:titlePrefix": titlePrefix,
+    // A new provider process, whose refresh leaves a walk that every resource has read.
+    await stack.setConfig({
+      ...fleetConfig(cloud, N, SMOKE_PACE.pollIntervalMs),
+      "bench:titlePrefix": "renamed",
     });
-    const small = await Stack.open({
-      program: FLEET_PROGRAM,
-      project: "reads",
-      stack: `${door}-small`,
-      config: config("small"),
-      frontDoor: frontDoorOf(door),
-    });
-    try {
-      await small.up();
-      // A new provider process: its refresh leaves a walk that every resource has read.
-      await small.setConfig(config("renamed"));
-      await small.refresh();
-      const up = await small.up();
-      expect(Object.values(ops(up))).toEqual(Array.from({ length: SMALL }, () => "update"));
-      const refresh = await small.refresh();
-      expect(ops(refresh)).toEqual({});
-      const titles = small.current.resources
-        .filter((r) => !r.name.endsWith("-idle"))
-        .map((r) => r.outputs.title);
-      expect(titles).toEqual(Array.from({ length: SMALL }, (_, i) => `renamed-${i}`));
-    } finally {
-      await small.close();
-    }
+    await stack.refresh();
+    const up = await stack.up();
+    // Every title changes; fleet-7, which the last case destroyed, comes back.
+    const updates = Object.fromEntries(Array.from({ length: N }, (_, i) => [`fleet-${i}`, "update"]));
+    expect(ops(up)).toEqual({ ...updates, "fleet-7": "create", "fleet-7-idle": "create" });
+    const refresh = await stack.refresh();
+    expect(ops(refresh)).toEqual({});
+    const instances = stack.current.resources.filter((r) => !r.name.endsWith("-idle"));
+    expect(instances.map((r) => r.outputs.title).sort()).toEqual(
+      Array.from({ length: N }, (_, i) => `renamed-${i}`).sort(),
+    );
   });
 });
