@@ -106,7 +106,10 @@ export interface ParallelCreateFigure {
   parallelMs: number;
   /** The same, one at a time. */
   serialMs: number;
-  /** What no create path can beat: the create calls back to back in `parallelism` lanes, then one boot. */
+  /**
+   * What no create path can beat as the engine runs it: a Create holds its parallelism slot through its
+   * wait, so ceil(n / parallelism) rounds of one create call and one boot.
+   */
   floorMs: number;
 }
 
@@ -146,6 +149,6 @@ export async function parallelCreate(
     parallelism,
     parallelMs: await timed(parallelism),
     serialMs: await timed(1),
-    floorMs: CREATE_LATENCY_MS * Math.ceil(n / parallelism) + (BOOT_SECONDS / pace.timeScale) * 1000,
+    floorMs: Math.ceil(n / parallelism) * (CREATE_LATENCY_MS + (BOOT_SECONDS / pace.timeScale) * 1000),
   };
 }

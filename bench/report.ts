@@ -1,5 +1,6 @@
 /** The table on stdout and the targets of the performance issue, read from the records. */
 import { REQUEST_LOG_CAP } from "./cloud";
+import { DOORS, type EngineOperation, type EngineRecord, type EngineRun } from "./engine";
 import type { EmulatorThroughput, ParallelCreateFigure, SerializedProviderFigure } from "./figures";
 import type { RunRecord } from "./scenarios";
 
@@ -38,8 +39,45 @@ function pollingCalls(r: RunRecord): number {
   return (r.byEndpoint["GET /instance/list"] ?? 0) + (r.byEndpoint["GET /instance/info"] ?? 0);
 }
 
-export function targets(records: RunRecord[], summary: Summary, pollIntervalMs: number): TargetResult[] {
-  const results: TargetResult[] = [];
+/** Refresh and preview --refresh of 500 instances with policies, through each door. */
+function engineReadTarget(engine: EngineRun[]): TargetResult {
+  const reads = DOORS.flatMap((door) =>
+    (["refresh", "preview --refresh"] as const).map((operation) => ({
+      door,
+      operation,
+      record: engineRecord(engine, door, 500, operation),
+    })),
+  );
+  const run = reads.filter((r) => r.record !== undefined);
+  return {
+    target:
+      "through both doors, refresh and preview --refresh of 500 instances with policies: at most 10 API calls each",
+    measured:
+      run.length > 0
+        ? run.map((r) => `${r.operation} ${r.door} ${r.record!.apiCalls}`).join(", ")
+        : "not run",
+    met: run.length === reads.length ? run.every((r) => r.record!.apiCalls <= 10) : null,
+  };
+}
+
+function engineRecord(
+  engine: EngineRun[],
+  door: string,
+  n: number,
+  operation: EngineOperation,
+): EngineRecord | undefined {
+  return engine
+    .find((run) => run.door === door && run.n === n)
+    ?.records.find((r) => r.operation === operation && !r.error);
+}
+
+export function targets(
+  records: RunRecord[],
+  engine: EngineRun[],
+  summary: Summary,
+  pollIntervalMs: number,
+): TargetResult[] {
+  const results: TargetResult[] = [engineReadTarget(engine)];
   const refresh500 = find(records, "refresh", 500, 0, "gpucloud");
   const refresh500Base = find(records, "refresh", 500, 0, "baseline");
   results.push({
@@ -120,12 +158,7 @@ export function table(records: RunRecord[]): string {
       compare ? compared(base.wallMs, r.wallMs, "faster", "slower") : "",
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const lines = [
-    pad(header, widths),
-    widths.map((w) => "-".repeat(w)).join("  "),
-    ...rows.map((r) => pad(r, widths)),
-  ];
+  const lines = aligned(header, rows);
   const failures = records
     .filter((r) => r.error)
     .map((r) => `FAILED ${r.scenario} ${r.subject} N=${r.n} rate limit ${r.rateLimit}: ${r.error}`);
@@ -158,6 +191,128 @@ function parallelCreateText(p: ParallelCreateFigure): string {
     `create and wait of ${p.n}, each create call held ${p.createLatencyMs} ms, no rate limit:`,
     row(`${p.parallelism} at a time`, p.parallelMs),
     row("one at a time", p.serialMs),
-    row(`floor (${p.createLatencyMs} ms x ceil(${p.n}/${p.parallelism}) + boot)`, p.floorMs),
+    row(`floor (ceil(${p.n}/${p.parallelism}) x (${p.createLatencyMs} ms + boot))`, p.floorMs),
   ].join("\n");
+}
+
+/** The in-process scenario that does what an operation through the engine does (instances only). */
+const IN_PROCESS: Record<EngineOperation, string> = {
+  preview: "preview",
+  up: "create",
+  "preview --refresh": "refresh",
+  refresh: "refresh",
+  destroy: "destroy",
+};
+
+const READS: readonly EngineOperation[] = ["refresh", "preview --refresh"];
+
+function listCalls(r: EngineRecord): number {
+  return r.byEndpoint["GET /instance/list"] ?? 0;
+}
+
+function writes(r: EngineRecord): number {
+  return Object.entries(r.byEndpoint)
+    .filter(([endpoint]) => endpoint.startsWith("POST "))
+    .reduce((sum, [, calls]) => sum + calls, 0);
+}
+
+function aligned(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  return [
+    pad(header, widths),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...rows.map((r) => pad(r, widths)),
+  ];
+}
+
+/**
+ * Every operation through the engine's path beside the in-process figures of the same N (instances
+ * only, no policies) and the baseline of one /instance/info per resource read; then, per N, the doors
+ * side by side with the floor.
+ */
+export function engineTable(engine: EngineRun[], records: RunRecord[]): string {
+  const header = [
+    "operation",
+    "door",
+    "N",
+    "API calls",
+    "list calls",
+    "writes",
+    "wall ms",
+    "one read per resource",
+    "in-process gpucloud",
+    "in-process baseline",
+  ];
+  const rows = engine.flatMap((run) =>
+    run.records.map((r) => {
+      const inProcess = (subject: string) =>
+        String(find(records, IN_PROCESS[r.operation], r.n, 0, subject)?.apiCalls ?? "");
+      return [
+        r.operation,
+        r.error ? `${r.door} (FAILED)` : r.door,
+        `${r.n}+${r.n}`,
+        String(r.apiCalls),
+        String(listCalls(r)),
+        String(writes(r)),
+        String(r.wallMs),
+        READS.includes(r.operation) ? String(r.steps) : "",
+        inProcess("gpucloud"),
+        inProcess("baseline"),
+      ];
+    }),
+  );
+  const failures = engine
+    .flatMap((run) => run.records)
+    .filter((r) => r.error)
+    .map((r) => `FAILED ${r.operation} ${r.door} N=${r.n}: ${r.error}`);
+  const byN = [...new Set(engine.map((run) => run.n))].flatMap((n) => ["", ...doorsSideBySide(engine, n)]);
+  return [
+    "through the engine's path (the fleet program: N Instances, each with an IdleClosePolicy; in-process figures: N instances only):",
+    ...aligned(header, rows),
+    ...failures,
+    ...byN,
+  ].join("\n");
+}
+
+function doorsSideBySide(engine: EngineRun[], n: number): string[] {
+  const doors = DOORS.filter((door) => engine.some((run) => run.door === door && run.n === n));
+  const cell = (door: string, show: (r: EngineRecord) => string, operation: EngineOperation) => {
+    const r = engineRecord(engine, door, n, operation);
+    return r ? show(r) : "not run";
+  };
+  const calls = (operation: EngineOperation) => (r: EngineRecord) =>
+    READS.includes(operation)
+      ? `${r.apiCalls} (${listCalls(r)} list)`
+      : `${r.apiCalls} (${writes(r)} writes)`;
+  const seconds = (door: string) =>
+    (["preview", "up", "preview --refresh", "refresh", "destroy"] as const)
+      .map((operation) => cell(door, (r) => (r.wallMs / 1000).toFixed(1), operation))
+      .join(" / ");
+  const pages = Math.ceil(n / 100);
+  const row = (what: string, byDoor: (door: string) => string, floor: string) => [
+    what,
+    ...doors.map(byDoor),
+    floor,
+  ];
+  const rows = [
+    row("refresh: API calls", (d) => cell(d, calls("refresh"), "refresh"), `${pages} (one walk)`),
+    row(
+      "preview --refresh: API calls",
+      (d) => cell(d, calls("preview --refresh"), "preview --refresh"),
+      `${pages} (one walk)`,
+    ),
+    row("up: API calls", (d) => cell(d, calls("up"), "up"), "writes + one walk per poll interval"),
+    row(
+      "destroy: API calls",
+      (d) => cell(d, calls("destroy"), "destroy"),
+      "writes + one walk per poll interval",
+    ),
+    row("wall s: preview / up / preview --refresh / refresh / destroy", seconds, "-"),
+    row(
+      "provider process peak memory (MB)",
+      (d) => String(engine.find((run) => run.door === d && run.n === n)?.providerPeakMemoryMb ?? "not read"),
+      "-",
+    ),
+  ];
+  return aligned([`${n} instances + ${n} policies`, ...doors.map((d) => `${d} door`), "floor"], rows);
 }

@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: every scenario at every N and rate limit, for this provider and for the naive
- * baseline, side by side in this process; a table on stdout and bench/results.json.
+ * baseline, side by side in this process; then the fleet program's lifecycle through the engine's path
+ * with either front door (bench/engine.ts); a table on stdout and bench/results.json.
  *   node dist/bench/run.js [--n 10,100,500] [--rate-limit 0,10] [--scenarios create,refresh,preview,destroy]
+ *                          [--engine-n 100,500] [--doors dynamic,native]
  *                          [--smoke] [--full] [--out bench/results.json]
- * --smoke is the quick variant CI runs: N=10, both rate-limit settings, short figures.
+ * --smoke is the quick variant CI runs: N=10, both rate-limit settings, the engine's path at N=2, short figures.
  * Without --full, create and destroy of 500 under a rate limit are left out: at 10 requests per second
  * their 1,000 and 500 unavoidable writes alone take minutes for either subject.
  */
@@ -11,8 +13,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { BENCH_PACE, SMOKE_PACE, type Pace } from "./cloud";
+import { DOORS, ENGINE_VIA, engineRun, type DoorName, type EngineRecord, type EngineRun } from "./engine";
 import { checkMs, emulatorThroughput, parallelCreate, serializedProvider } from "./figures";
-import { summaryText, table, targets, type Summary, type TargetResult } from "./report";
+import { engineTable, summaryText, table, targets, type Summary, type TargetResult } from "./report";
 import { runScenario, SCENARIOS, SCENARIO_TITLES, type RunRecord, type ScenarioName } from "./scenarios";
 import { SUBJECTS } from "./subjects";
 
@@ -27,18 +30,25 @@ export interface BenchOptions {
   throughputSeconds: number;
   /** Instances of the parallel-against-serial create figure. */
   parallelCreateN: number;
+  /** Instances (each with a policy) of the lifecycles through the engine's path; empty: none. */
+  engineN: number[];
+  doors: DoorName[];
   /** Called after each run, for progress on stderr. */
   onRecord?: (record: RunRecord) => void;
+  onEngineRecord?: (record: EngineRecord) => void;
 }
 
 export interface BenchResults {
   settings: {
     via: string;
+    engineVia: string;
     timeScale: number;
     pollIntervalMs: number;
     concurrency: string;
   };
   records: RunRecord[];
+  /** The fleet program's lifecycle through the engine's path, per door and N. */
+  engine: EngineRun[];
   /** Runs left out (see --full). */
   skipped: string[];
   summary: Summary;
@@ -71,6 +81,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       }
     }
   }
+  const engine: EngineRun[] = [];
+  for (const n of options.engineN) {
+    for (const door of options.doors) {
+      const run = await engineRun(door, n, options.pace);
+      run.records.forEach((r) => options.onEngineRecord?.(r));
+      engine.push(run);
+    }
+  }
   const summary: Summary = {
     serializedProvider: await serializedProvider(),
     checkMsFor1000Inputs: await checkMs(1000),
@@ -80,14 +98,16 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   return {
     settings: {
       via: VIA,
+      engineVia: ENGINE_VIA,
       timeScale: options.pace.timeScale,
       pollIntervalMs: options.pace.pollIntervalMs,
       concurrency: "all N operations at once (the Pulumi engine's default parallelism is unbounded)",
     },
     records,
+    engine,
     skipped,
     summary,
-    targets: targets(records, summary, options.pace.pollIntervalMs),
+    targets: targets(records, engine, summary, options.pace.pollIntervalMs),
     totalMs: Math.round(performance.now() - started),
   };
 }
@@ -107,6 +127,8 @@ function options(argv: string[]): BenchOptions & { out: string } {
       scenarios: { type: "string" },
       smoke: { type: "boolean", default: false },
       full: { type: "boolean", default: false },
+      "engine-n": { type: "string" },
+      doors: { type: "string" },
       out: { type: "string", default: path.join("bench", "results.json") },
     },
   });
@@ -114,10 +136,18 @@ function options(argv: string[]): BenchOptions & { out: string } {
   const unknown = scenarios.filter((s) => !SCENARIOS.includes(s));
   if (unknown.length > 0)
     throw new Error(`unknown scenario ${unknown.join(", ")}; pick from ${SCENARIOS.join(", ")}`);
+  const doors = (values.doors?.split(",") ?? DOORS) as DoorName[];
+  const unknownDoors = doors.filter((d) => !DOORS.includes(d));
+  if (unknownDoors.length > 0)
+    throw new Error(`unknown door ${unknownDoors.join(", ")}; pick from ${DOORS.join(", ")}`);
   const n = numbers(values.n ?? (values.smoke ? "10" : "10,100,500"));
   const rateLimits = numbers(values["rate-limit"] ?? "0,10");
-  if ([...n, ...rateLimits].some((v) => !Number.isInteger(v) || v < 0)) {
-    throw new Error("--n and --rate-limit take comma-separated non-negative integers, e.g. --n 10,100");
+  const engineText = values["engine-n"] ?? (values.smoke ? "2" : "100,500");
+  const engineN = engineText === "" ? [] : numbers(engineText);
+  if ([...n, ...rateLimits, ...engineN].some((v) => !Number.isInteger(v) || v < 0)) {
+    throw new Error(
+      "--n, --rate-limit and --engine-n take comma-separated non-negative integers, e.g. --n 10,100",
+    );
   }
   return {
     n,
@@ -127,6 +157,8 @@ function options(argv: string[]): BenchOptions & { out: string } {
     full: values.full,
     throughputSeconds: values.smoke ? 0.3 : 2,
     parallelCreateN: values.smoke ? 4 : 100,
+    engineN,
+    doors,
     out: values.out,
   };
 }
@@ -140,12 +172,20 @@ async function main(): Promise<void> {
       console.error(
         `  ${SCENARIO_TITLES[r.scenario]}, N=${r.n}, rate limit ${r.rateLimit}, ${r.subject}: ${r.apiCalls} calls, ${r.http429} 429s, ${r.wallMs} ms${r.error ? ` FAILED: ${r.error}` : ""}`,
       ),
+    onEngineRecord: (r) =>
+      console.error(
+        `  engine's path, ${r.operation}, N=${r.n} + ${r.n} policies, ${r.door} door: ${r.apiCalls} calls, ${r.wallMs} ms${r.error ? ` FAILED: ${r.error}` : ""}`,
+      ),
   });
   console.log(table(results.records));
   console.log();
+  if (results.engine.length > 0) {
+    console.log(engineTable(results.engine, results.records));
+    console.log();
+  }
   console.log(summaryText(results.summary, results.targets));
   if (results.skipped.length > 0) console.log(`\nleft out: ${results.skipped.join("; ")}`);
-  console.log(`\nbench took ${(results.totalMs / 1000).toFixed(1)} s; ${VIA}`);
+  console.log(`\nbench took ${(results.totalMs / 1000).toFixed(1)} s; ${VIA}; engine's path: ${ENGINE_VIA}`);
   fs.mkdirSync(path.dirname(opts.out), { recursive: true });
   fs.writeFileSync(opts.out, JSON.stringify(results, null, 2) + "\n");
   console.log(`wrote ${opts.out}`);

@@ -68,6 +68,7 @@ export class GpuCloudClient {
   readonly modelRuns: ModelRuns;
   private readonly transport: Transport;
   private verified?: Promise<void>;
+  private writeAttemptsEnded = 0;
 
   constructor(options: GpuCloudClientOptions) {
     const issues = optionIssues(options);
@@ -84,7 +85,10 @@ export class GpuCloudClient {
       },
       maxRateLimitWaitMs: options.maxRateLimitWaitMs ?? DEFAULT_MAX_PAUSE_MS,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      onRequest: options.onRequest,
+      onRequest: (event) => {
+        if (event.method !== "GET") this.writeAttemptsEnded++;
+        options.onRequest?.(event);
+      },
     });
     this.instances = new Instances(this.transport);
     this.catalogue = new Catalogue(this.transport);
@@ -101,6 +105,15 @@ export class GpuCloudClient {
    */
   get pacingMs(): number {
     return this.transport.pacingMs;
+  }
+
+  /**
+   * How many attempts of calls that may change the cloud (every method but GET) have ended, answered or
+   * failed, since this client was made. A read sent after this count last moved can see what they did
+   * (a write whose answer was lost may still land later: no read can promise to see that).
+   */
+  get writesEnded(): number {
+    return this.writeAttemptsEnded;
   }
 
   /**

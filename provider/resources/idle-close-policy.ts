@@ -7,6 +7,9 @@ import { CANNOT_RUN } from "./instance/cloud";
 import { instanceUnlessGone } from "./instance/reads";
 import { messageOf } from "../framework/errors";
 
+/** The resource's type name; its reads share instance walks under it (InstanceReads.read). */
+const POLICY = "IdleClosePolicy";
+
 /** api-v2.md set_idle_close: 0 cancels, so a policy takes one of the others. */
 const PERIODS = [10, 30, 60, 120] as const;
 
@@ -81,7 +84,7 @@ function reportedPolicy(cloud: CloudInstance): IdleClosePolicyInputs | "none" | 
 async function whyPolicyIsMoot(ctx: ProviderContext, instanceUuid: string): Promise<string | undefined> {
   let cloud: CloudInstance | undefined;
   try {
-    cloud = await instanceUnlessGone(ctx.api, instanceUuid);
+    cloud = await instanceUnlessGone(ctx.api, instanceUuid, POLICY);
   } catch {
     // Nothing more is known: the refusal stands.
     return undefined;
@@ -94,7 +97,7 @@ async function whyPolicyIsMoot(ctx: ProviderContext, instanceUuid: string): Prom
 }
 
 export const idleClosePolicy = defineResource({
-  name: "IdleClosePolicy",
+  name: POLICY,
   description:
     "Shuts an instance down (or destroys it) when all its GPUs stay idle for a while. Its id is the instance's uuid.",
   inputs: IdleClosePolicyInputs,
@@ -105,7 +108,7 @@ export const idleClosePolicy = defineResource({
   },
   async read(ctx, id, olds) {
     // The instance gone means the policy is gone.
-    const cloud = await instanceUnlessGone(ctx.api, id);
+    const cloud = await instanceUnlessGone(ctx.api, id, POLICY);
     const policy = cloud && reportedPolicy(cloud);
     if (policy === undefined || policy === "none") return undefined;
     return { inputs: policy === "unreported" ? olds : policy, cloud: undefined };
@@ -128,7 +131,7 @@ export const idleClosePolicy = defineResource({
     }
   },
   async import(ctx, id) {
-    const cloud = await instanceUnlessGone(ctx.api, id);
+    const cloud = await instanceUnlessGone(ctx.api, id, POLICY);
     const policy = cloud && reportedPolicy(cloud);
     if (policy === undefined || policy === "none") {
       throw new Error(

@@ -1,9 +1,10 @@
 import { runBench, type BenchResults } from "../../bench/run";
 import { SMOKE_PACE } from "../../bench/cloud";
 import { SCENARIOS } from "../../bench/scenarios";
+import { DOORS, ENGINE_OPERATIONS } from "../../bench/engine";
 
 /** The CI variant of `npm run bench --smoke`: it guards behaviour (calls, exactness), never timings. */
-describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)", () => {
+describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10; the engine's path at N=2)", () => {
   let results: BenchResults;
   beforeAll(async () => {
     results = await runBench({
@@ -14,6 +15,8 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
       full: false,
       throughputSeconds: 0.2,
       parallelCreateN: 2,
+      engineN: [2],
+      doors: DOORS,
     });
   }, 240_000); // a loaded machine (the whole npm test at once) takes several times its 30 s alone
 
@@ -48,6 +51,30 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
     }
   });
 
+  it("runs the fleet program's lifecycle through both doors: each refresh one walk, peak memory read", () => {
+    expect(results.engine.map((run) => run.door)).toEqual(DOORS);
+    for (const run of results.engine) {
+      expect(run.records.map((r) => [r.operation, r.error, r.n])).toEqual(
+        ENGINE_OPERATIONS.map((operation) => [operation, undefined, 2]),
+      );
+      const calls = Object.fromEntries(run.records.map((r) => [r.operation, r.byEndpoint]));
+      expect(calls.preview).toEqual({});
+      expect(calls.refresh).toEqual({ "GET /instance/list": 1 });
+      expect(calls["preview --refresh"]).toEqual({ "GET /instance/list": 1 });
+      // Two instances created, titled and given a policy.
+      expect(calls.up).toMatchObject({
+        "POST /instance/create_by_pod": 2,
+        "POST /instance/update_title": 2,
+        "POST /instance/set_idle_close": 2,
+      });
+      expect(calls.destroy).toMatchObject({
+        "POST /instance/destroy": 2,
+        "POST /instance/set_idle_close": 2,
+      });
+      expect(run.providerPeakMemoryMb).toBeGreaterThan(0);
+    }
+  });
+
   it("makes no API call for a preview with no change, and reports the summary figures", () => {
     for (const r of results.records.filter((x) => x.scenario === "preview")) expect(r.apiCalls).toBe(0);
     const stored = results.summary.serializedProvider;
@@ -56,7 +83,7 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10)"
     expect(stored.linkedBytesPerCopy).toBeGreaterThan(stored.bytesPerCopy);
     expect(results.summary.checkMsFor1000Inputs).toBeGreaterThan(0);
     expect(results.summary.emulatorThroughput.infoPerSecond).toBeGreaterThan(0);
-    // One second per create call, 2 creates in one lane of 16, then a 60 s boot at 60x: 2 s at best.
+    // One round of 16 lanes: a create call of one second, then its 60 s boot at 60x: 2 s at best.
     expect(results.summary.parallelCreate).toEqual({
       n: 2,
       createLatencyMs: 1000,

@@ -6,7 +6,7 @@ import {
   TimeoutError,
   type Instance,
 } from "pulumi-gpucloud/sdk";
-import { InstanceReads } from "../../provider/resources/instance/reads";
+import { InstanceReads, READ_SHARING_GAP_MS } from "../../provider/resources/instance/reads";
 import { advancing } from "../support/clock";
 import {
   callsByEndpoint,
@@ -33,9 +33,9 @@ describe("coalesced instance reads against the emulator", () => {
   });
   afterEach(() => api.close());
 
-  async function create(count: number): Promise<string[]> {
+  async function create(count: number, by: GpuCloudClient = api): Promise<string[]> {
     const uuids: string[] = [];
-    for (let i = 0; i < count; i++) uuids.push((await api.instances.createByPod(spec)).instance_uuid);
+    for (let i = 0; i < count; i++) uuids.push((await by.instances.createByPod(spec)).instance_uuid);
     await t.admin("DELETE", "/requests");
     return uuids;
   }
@@ -165,6 +165,102 @@ describe("coalesced instance reads against the emulator", () => {
     await api.instances.destroy(gone);
     await expect(waiting).resolves.toBeUndefined();
     await expect(reads.info(kept)).resolves.toMatchObject({ instance_uuid: kept });
+  });
+
+  describe("a refresh's reads (InstanceReads.read), riding the latest walk that reads rode", () => {
+    /** Another client of the same account: what it changes, this process did not write. */
+    let other: GpuCloudClient;
+    /** The reads' clock: it moves only when a test moves it. */
+    let clock: number;
+    let reads: InstanceReads;
+
+    beforeEach(() => {
+      other = new GpuCloudClient({ baseUrl: t.url, apiKey: DEMO_KEY, maxRetries: 0 });
+      clock = 0;
+      reads = new InstanceReads(api, () => clock);
+    });
+    afterEach(() => other.close());
+
+    const createElsewhere = (count: number) => create(count, other);
+    const listCalls = async () => (await callsByEndpoint(t))["GET /instance/list"] ?? 0;
+
+    it("answers 150 instances and their policies read one after another, however slowly, with one walk", async () => {
+      const uuids = await createElsewhere(150);
+      for (const uuid of uuids) {
+        await expect(reads.read(uuid, "Instance")).resolves.toMatchObject({ instance_uuid: uuid });
+        clock += READ_SHARING_GAP_MS;
+        await expect(reads.read(uuid, "IdleClosePolicy")).resolves.toMatchObject({ instance_uuid: uuid });
+        clock += READ_SHARING_GAP_MS;
+      }
+      expect(await callsByEndpoint(t)).toEqual({ "GET /instance/list": 2 });
+    });
+
+    it("starts a new walk for a read that comes more than READ_SHARING_GAP_MS after a read last rode the walk", async () => {
+      const [first, second] = await createElsewhere(2);
+      await reads.read(first, "Instance");
+      clock += READ_SHARING_GAP_MS;
+      await reads.read(second, "Instance");
+      expect(await listCalls()).toBe(1);
+      clock += READ_SHARING_GAP_MS + 1;
+      await other.instances.updateTitle(second, "renamed elsewhere");
+      await expect(reads.read(second, "IdleClosePolicy")).resolves.toMatchObject({
+        title: "renamed elsewhere",
+      });
+      expect(await listCalls()).toBe(2);
+    });
+
+    it("answers a read after this process's own write from a walk that started after the write's answer", async () => {
+      const [written, untouched] = await createElsewhere(2);
+      await reads.read(written, "Instance");
+      await api.instances.updateTitle(written, "renamed here");
+      await expect(reads.read(written, "IdleClosePolicy")).resolves.toMatchObject({ title: "renamed here" });
+      // Any write of this process: the walk does not know which instances a write changed.
+      await api.instances.updateTitle(written, "renamed again");
+      await reads.read(untouched, "Instance");
+      expect(await listCalls()).toBe(3);
+    });
+
+    it("starts a new walk for a resource read again, so a second refresh sees what another client changed", async () => {
+      const [changed, destroyed] = await createElsewhere(2);
+      await reads.read(changed, "Instance");
+      await reads.read(destroyed, "Instance");
+      await other.instances.updateTitle(changed, "drifted");
+      await other.instances.destroy(destroyed);
+      await expect(reads.read(changed, "Instance")).resolves.toMatchObject({ title: "drifted" });
+      await expect(reads.read(destroyed, "Instance")).rejects.toBeInstanceOf(NotFoundError);
+      // The policy of the changed instance was not read since that walk: it shares it.
+      await expect(reads.read(changed, "IdleClosePolicy")).resolves.toMatchObject({ title: "drifted" });
+      expect(await listCalls()).toBe(2);
+    });
+
+    it("never shares the walks of waits and strict reads, so the first read after them starts its own", async () => {
+      const [waited, destroyedElsewhere] = await createElsewhere(2);
+      await advancing(t, reads.waitForStatus(waited, [2], { timeoutMs: 20_000, pollIntervalMs: 10 }));
+      await reads.info(waited);
+      await other.instances.destroy(destroyedElsewhere);
+      const from = await listCalls();
+      await expect(reads.read(destroyedElsewhere, "Instance")).rejects.toBeInstanceOf(NotFoundError);
+      expect((await listCalls()) - from).toBe(1);
+    });
+
+    it("reads an instance missing from a shared walk with info: one made elsewhere since is not taken for gone", async () => {
+      const [listed] = await createElsewhere(1);
+      await reads.read(listed, "Instance");
+      const [madeSince, destroyedSince] = await createElsewhere(2);
+      await other.instances.destroy(destroyedSince);
+      await t.admin("DELETE", "/requests");
+      await expect(reads.read(madeSince, "Instance")).resolves.toMatchObject({ instance_uuid: madeSince });
+      await expect(reads.read(destroyedSince, "Instance")).rejects.toBeInstanceOf(NotFoundError);
+      expect(await callsByEndpoint(t)).toEqual({ "GET /instance/info": 2 });
+    });
+
+    it("does not share a walk that failed: the next read starts its own", async () => {
+      const [uuid] = await createElsewhere(1);
+      await t.admin("POST", "/faults", { path: "/instance/list", kind: "http_500", count: 1 });
+      await expect(reads.read(uuid, "Instance")).rejects.toBeInstanceOf(ServerError);
+      await expect(reads.read(uuid, "IdleClosePolicy")).resolves.toMatchObject({ instance_uuid: uuid });
+      expect(await listCalls()).toBe(2);
+    });
   });
 });
 

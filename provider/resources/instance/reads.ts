@@ -1,11 +1,34 @@
 /**
  * Coalesced instance reads. A refresh reads every instance of a stack at once, and a create waits for
  * every new instance at once; one /instance/info per instance per poll is what makes fleets hit 429s.
- * Here reads that arrive together in one provider process share one walk of /instance/list, and every
- * instance waiting for a status shares one walk per poll interval. Results stay exact:
- * - a read or poll is answered only by a walk that started after it was asked;
- * - an instance absent from a walk is gone only when that walk cannot have skipped it (one page, with a
- *   total that matches); otherwise /instance/info decides, as it would have without coalescing;
+ * Here the reads of one provider process share walks of /instance/list, and every instance waiting for
+ * a status shares one walk per poll interval.
+ *
+ * The engine hands a refresh's reads over spread out in time (its parallelism, and in the dynamic
+ * provider server each call's own work), so a refresh's reads share walks by this rule:
+ *   A resource's read rides the latest walk that reads rode while that walk is under way or was last
+ *   busy (it ended, or a read rode it) at most READ_SHARING_GAP_MS before, unless a write of this
+ *   process was answered or this resource was read since it started; otherwise it starts a new walk.
+ * Why that holds:
+ * - One walk per refresh, however slowly its reads come: they come without a pause of the gap. And a
+ *   walk answers each resource once, so it serves at most one refresh.
+ * - Read your writes: a write's answer moves the client's write count (GpuCloudClient.writesEnded), and
+ *   no walk started before it answers a read that comes after it.
+ * - Drift shows: under the Pulumi CLI each operation starts its own provider process, so every walk a
+ *   refresh shares started after the refresh did. A process that serves several operations (the
+ *   `pulumi-gpucloud/testing` Stack) reads each resource once per refresh, so the next refresh's read of
+ *   it takes a new walk; the walks of waits and strict reads are never shared, so the first read after
+ *   an `up` starts its own. Only what another client changes while a refresh's reads are coming in may
+ *   go unseen (that refresh shows the cloud as its walk found it, after the refresh began), and never
+ *   so that an instance is taken for gone (below).
+ * - A lone read waits for no one: it starts a walk within BATCH_WINDOW_MS.
+ * The waits, `info` and `freshWalk` stay strict: they are answered only by a walk that started after
+ * they were asked (a claim's settle window and the reconciliation of a lost create depend on that).
+ * In every case, results stay exact about what a walk cannot show:
+ * - an instance absent from a walk is gone only when that walk started after the read was asked and
+ *   cannot have skipped it (one page, with a total that matches); otherwise /instance/info decides, as
+ *   it would have without coalescing. A refresh drops what it reads as gone from the stack, so an
+ *   instance made by another process after a shared walk must never look gone;
  * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
  * One `InstanceReads` per client lives in this module, so it lasts as long as the provider process.
  */
@@ -29,6 +52,14 @@ function stoppedWhileWaiting(instanceUuid: string, seen: Instance): Error {
 
 /** How long the first read of a batch waits for others to join its walk. */
 export const BATCH_WINDOW_MS = 5;
+/**
+ * How long a finished walk stays shared without a read riding it. The reads of one refresh come far
+ * closer together: a thousand reached the provider within 1 s through the dynamic door on an idle
+ * 2-core machine, within 15 s on one loaded eight times over.
+ */
+export const READ_SHARING_GAP_MS = 2_000;
+/** The resource an instance read is for, unless the caller names another (see `read`). */
+const INSTANCE_RESOURCE = "Instance";
 /**
  * Polls take at most this share of the request budget, leaving the rest to the writes that polls wait
  * for: a slow API makes the next walk wait longer, and so does a rate limit (a walk then costs one
@@ -93,6 +124,18 @@ function goneError(instanceUuid: string): NotFoundError {
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A walk that reads rode, as the sharing rule of `read` sees it. */
+interface StartedWalk {
+  number: number;
+  underWay: boolean;
+  /** When it ended or a read last rode it, on the reads' clock. */
+  lastBusyAt: number;
+  /** The client's write count as it started (GpuCloudClient.writesEnded). */
+  writesEnded: number;
+  walk: Promise<Walk>;
+  failed: boolean;
+}
+
 export class InstanceReads {
   private walksStarted = 0;
   private lastWalkEndedAt = -Infinity;
@@ -105,10 +148,38 @@ export class InstanceReads {
   private newestListed: number | undefined;
   private lastCloudMs: number | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
+  /** The latest walk that reads rode. */
+  private latest: StartedWalk | undefined;
+  /** A read waits for the walk queued: it becomes `latest` when it starts. */
+  private readsQueued = false;
+  /** For each resource ("Instance <uuid>"), how many walks had started when its last read was answered. */
+  private readonly answered = new Map<string, number>();
 
-  constructor(private readonly api: GpuCloudClient) {}
+  /** `now`: the clock READ_SHARING_GAP_MS is measured on (monotonic ms). */
+  constructor(
+    private readonly api: GpuCloudClient,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
-  /** Like /instance/info (NotFoundError when gone), answered from a shared walk where it can be. */
+  /**
+   * A refresh's read of `resource` (its type, such as "IdleClosePolicy"), whose id is the instance's:
+   * like /instance/info (NotFoundError when gone), answered by the sharing rule of this module's header.
+   */
+  async read(instanceUuid: string, resource: string): Promise<Instance> {
+    const key = `${resource} ${instanceUuid}`;
+    const shared = this.shareable(key);
+    try {
+      if (shared) {
+        shared.lastBusyAt = this.now();
+        return await this.fromWalk(await shared.walk, instanceUuid, { startedAfterAsked: false });
+      }
+      return await this.fromWalk(await this.nextWalkForReads(), instanceUuid);
+    } finally {
+      this.answered.set(key, this.walksStarted);
+    }
+  }
+
+  /** Like /instance/info (NotFoundError when gone), answered by a walk that starts after this call. */
   async info(instanceUuid: string): Promise<Instance> {
     return this.fromWalk(await this.nextWalk(), instanceUuid);
   }
@@ -177,11 +248,31 @@ export class InstanceReads {
     });
   }
 
-  /** The instance as `walk` shows it; /instance/info decides what the walk cannot. */
-  private fromWalk(walk: Walk, instanceUuid: string): Promise<Instance> {
+  /** The latest walk that reads rode, when the sharing rule lets it answer a read of `key`. */
+  private shareable(key: string): StartedWalk | undefined {
+    const latest = this.latest;
+    if (!latest || latest.failed) return undefined;
+    const busy = latest.underWay || this.now() - latest.lastBusyAt <= READ_SHARING_GAP_MS;
+    const afterWrites = latest.writesEnded === this.api.writesEnded;
+    const afterLastRead = latest.number > (this.answered.get(key) ?? 0);
+    return busy && afterWrites && afterLastRead ? latest : undefined;
+  }
+
+  private nextWalkForReads(): Promise<Walk> {
+    const walk = this.nextWalk();
+    this.readsQueued = true;
+    return walk;
+  }
+
+  /**
+   * The instance as `walk` shows it; /instance/info decides what the walk cannot, and whether an
+   * instance absent from a walk that started before it was asked for is gone.
+   */
+  private fromWalk(walk: Walk, instanceUuid: string, { startedAfterAsked = true } = {}): Promise<Instance> {
     const listed = walk.instances.get(instanceUuid);
     if (listed && hasInfoFields(listed)) return Promise.resolve(listed);
-    if (!listed && walk.consistent && walk.atomic) return Promise.reject(goneError(instanceUuid));
+    const surelyGone = !listed && startedAfterAsked && walk.consistent && walk.atomic;
+    if (surelyGone) return Promise.reject(goneError(instanceUuid));
     return this.api.instances.info(instanceUuid);
   }
 
@@ -253,10 +344,22 @@ export class InstanceReads {
     this.queued = undefined;
     const number = ++this.walksStarted;
     const startedAt = Date.now();
-    const walk = walkList(this.api);
+    const started: StartedWalk = {
+      number,
+      underWay: true,
+      lastBusyAt: this.now(),
+      writesEnded: this.api.writesEnded,
+      walk: walkList(this.api),
+      failed: false,
+    };
+    if (this.readsQueued) this.latest = started;
+    this.readsQueued = false;
+    const { walk } = started;
     let pages: number | undefined;
     const settled = walk.then(
       (w) => {
+        started.underWay = false;
+        started.lastBusyAt = this.now();
         pages = w.pages;
         for (const [uuid, instance] of w.instances) {
           this.listed.add(uuid);
@@ -267,7 +370,11 @@ export class InstanceReads {
         if (w.cloudMs !== undefined) this.lastCloudMs = Math.max(this.lastCloudMs ?? 0, w.cloudMs);
         return this.offerToWaiters(number, w);
       },
-      (err: unknown) => this.failWaiters(number, err),
+      (err: unknown) => {
+        started.underWay = false;
+        started.failed = true;
+        this.failWaiters(number, err);
+      },
     );
     this.inFlight = settled;
     void settled.then(() => {
@@ -360,13 +467,17 @@ export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): 
   return { instances, consistent, atomic: pages === 1, pages, cloudMs: api.cloudNow() };
 }
 
-/** The instance as a shared read shows it; undefined when the cloud says it does not exist. */
+/**
+ * The instance as `resource`'s read shows it (InstanceReads.read: the Instance's own, unless another
+ * resource whose id is the instance's reads it); undefined when the cloud says it does not exist.
+ */
 export async function instanceUnlessGone(
   api: GpuCloudClient,
   instanceUuid: string,
+  resource: string = INSTANCE_RESOURCE,
 ): Promise<Instance | undefined> {
   try {
-    return await instanceReads(api).info(instanceUuid);
+    return await instanceReads(api).read(instanceUuid, resource);
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;
     throw err;
