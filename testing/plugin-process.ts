@@ -4,6 +4,7 @@
  * messages; the process never outlives the one that started it.
  */
 import { ChildProcess, spawn } from "node:child_process";
+import * as path from "node:path";
 import * as readline from "node:readline";
 
 export interface PluginProcessOptions {
@@ -13,6 +14,22 @@ export interface PluginProcessOptions {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Node running `script` with `args` (as `node script ...args` would), ending when its stdin, a pipe from
+ * this process, closes: when this process ends, however it ends (a test runner killed with SIGKILL runs
+ * no exit hook), nothing it started is left behind.
+ */
+export function nodeExitingWithEngine(script: string, args: string[]): { command: string; args: string[] } {
+  // Unreferenced: the pipe must not keep alive a program that ends by itself (a pack that fails to load).
+  const exitWithEngine =
+    'process.stdin.on("end", () => process.exit()).on("error", () => process.exit()).resume().unref();';
+  // Under -e, process.argv[1] is the first argument: a placeholder where `node script` would put the script.
+  return {
+    command: process.execPath,
+    args: ["-e", `${exitWithEngine} require(${JSON.stringify(script)});`, path.basename(script), ...args],
+  };
 }
 
 /** Processes still running: killed when this process exits, however it exits, so none outlives its caller. */

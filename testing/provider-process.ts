@@ -112,7 +112,10 @@ export class ProviderProcess {
   static async start(options: PluginProcessOptions): Promise<ProviderProcess> {
     const { grpc, provrpc } = loadProtocol();
     const plugin = await PluginProcess.start(options);
-    const client = new provrpc.ResourceProviderClient(`127.0.0.1:${plugin.port}`, grpc.credentials.createInsecure());
+    const client = new provrpc.ResourceProviderClient(
+      `127.0.0.1:${plugin.port}`,
+      grpc.credentials.createInsecure(),
+    );
     return new ProviderProcess(plugin, client);
   }
 

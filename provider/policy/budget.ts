@@ -70,7 +70,8 @@ async function checkStackBudget(args: StackValidationArgs, report: ReportViolati
     const price = priceOf(instance, list);
     if (price instanceof Unknown) unknowns.push(price);
     else if (instance.running instanceof Unknown) unknowns.push(instance.running);
-    else if ("problem" in price) report(`${price.problem} The hourly budget cannot be checked.`, instance.urn);
+    else if ("problem" in price)
+      report(`${price.problem} The hourly budget cannot be checked.`, instance.urn);
     else priced.push(price);
   }
   const total = priced.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
@@ -85,8 +86,7 @@ function overBudget(total: Decimal, budget: Decimal, priced: InstancePrice[], un
   const lines = top.map((p) => `  ${p.name}: ${perHour(p.amount)} (${p.basis})`);
   if (more > 0) lines.push(`  ... and ${more} more`);
   const atLeast = unpriced > 0 ? `at least ` : "";
-  const notYet =
-    unpriced > 0 ? ` (${unpriced} more whose price is not known until up would add to it)` : "";
+  const notYet = unpriced > 0 ? ` (${unpriced} more whose price is not known until up would add to it)` : "";
   return (
     `The stack's ${priced.length} running instances would cost ${atLeast}${perHour(total)}${notYet}, ` +
     `over maxHourlyCost ${perHour(budget)}. The most expensive:\n${lines.join("\n")}\n` +

@@ -37,7 +37,8 @@ export const instanceGpus: ResourceValidationPolicy = {
 
 function checkInstanceGpus(args: ResourceValidationArgs, report: ReportViolation): void {
   if (kindOf(args.type) !== "Instance") return;
-  const cap = args.getConfig<InstanceGpusConfig>().maxGpusPerInstance ?? INSTANCE_GPUS_DEFAULTS.maxGpusPerInstance;
+  const cap =
+    args.getConfig<InstanceGpusConfig>().maxGpusPerInstance ?? INSTANCE_GPUS_DEFAULTS.maxGpusPerInstance;
   const { name, running, gpuNums } = instanceFacts(args);
   if (running === false || gpuNums === undefined) return;
   if (gpuNums instanceof Unknown) return undecided(gpuNums);

@@ -15,7 +15,8 @@ import { firstUnknown, instancesOf, kindOf, read, undecided, Unknown, type Insta
 /** Every running Instance has an IdleClosePolicy or a `shutdownAt`. */
 export const idleShutdown: StackValidationPolicy = {
   name: "gpucloud-idle-shutdown",
-  description: "Every running GPU instance has an IdleClosePolicy or a shutdownAt, so an idle one stops billing.",
+  description:
+    "Every running GPU instance has an IdleClosePolicy or a shutdownAt, so an idle one stops billing.",
   enforcementLevel: "advisory",
   validateStack: checkIdleShutdown,
 };
