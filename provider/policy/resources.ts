@@ -8,7 +8,12 @@
  * (advisory). The policies here read each property through `read`, decide what they can from the known
  * values, and hand an unknown back only when the answer depends on it: no false violation, no false pass.
  */
-import { UnknownValueError, type PolicyResource } from "@pulumi/policy";
+import type { PolicyResource } from "@pulumi/policy";
+
+/** The policy SDK's error for an unknown: exported at run time, left out of its declarations. */
+const { UnknownValueError } = require("@pulumi/policy") as {
+  UnknownValueError: new (...args: never[]) => Error;
+};
 
 export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage";
 
@@ -28,7 +33,7 @@ export function kindOf(type: string): ResourceKind | undefined {
 
 /** A value a preview does not know yet, with the policy SDK's error for it. */
 export class Unknown {
-  constructor(readonly reason: UnknownValueError) {}
+  constructor(readonly reason: Error) {}
 }
 export type Maybe<T> = T | Unknown;
 

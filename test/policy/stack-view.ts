@@ -4,16 +4,20 @@
  * policy run the way the SDK runs one: what it reports, or, when it lets an unknown through, that it
  * cannot run until `up` (the SDK reports that as advisory).
  */
-import {
-  unknownCheckingProxy,
-  UnknownValueError,
-  type PolicyResource,
-  type ReportViolation,
-  type ResourceValidationArgs,
-  type ResourceValidationPolicy,
-  type StackValidationPolicy,
+import type {
+  PolicyResource,
+  ReportViolation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationPolicy,
 } from "@pulumi/policy";
 import { UNKNOWN } from "../../testing/wire";
+
+/** The SDK's proxy and its error: exported at run time, left out of its declarations. */
+const { unknownCheckingProxy, UnknownValueError } = require("@pulumi/policy") as {
+  unknownCheckingProxy<T extends object>(props: T): T;
+  UnknownValueError: new (...args: never[]) => Error;
+};
 
 export { UNKNOWN };
 
