@@ -324,7 +324,7 @@ type ReconciledConfig = Record<string, { enforcementLevel: EnforcementLevel; pro
  * defaults, then the pack's initial config, then the user's (`all` first); the result is checked against
  * each policy's schema, and any mismatch fails the run naming the policy and the property.
  */
-export function reconciledConfig(
+function reconciledConfig(
   info: AnalyzerProto.AnalyzerInfo,
   given: PolicyPackConfig,
 ): ReconciledConfig {
