@@ -7,7 +7,6 @@
  * Analyze for each resource and AnalyzeStack for the whole stack.
  */
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as GrpcModule from "@grpc/grpc-js";
 import type * as EmptyProto from "google-protobuf/google/protobuf/empty_pb";
@@ -19,7 +18,7 @@ import { messageOf } from "../provider/framework/errors";
 import { packageRoot } from "../provider/package-root";
 import { PluginProcess, nodeExitingWithEngine } from "./plugin-process";
 import { secretKeys, stringConfig } from "./program";
-import { pulumiRoot } from "./provider-process";
+import { pulumiProtocolBase } from "./provider-process";
 import type { Props } from "./wire";
 
 export type EnforcementLevel = "advisory" | "mandatory" | "remediate" | "disabled";
@@ -128,10 +127,10 @@ let protocol: Protocol | undefined;
 /** The Analyzer protocol from the @pulumi/pulumi this package runs with, as the resource provider's is. */
 function loadProtocol(): Protocol {
   if (protocol) return protocol;
-  const fromPulumi = createRequire(path.join(pulumiRoot(), "package.json"));
+  const { grpc, Struct, fromPulumi } = pulumiProtocolBase();
   protocol = {
-    grpc: fromPulumi("@grpc/grpc-js"),
-    Struct: (fromPulumi("google-protobuf/google/protobuf/struct_pb") as typeof StructProto).Struct,
+    grpc,
+    Struct,
     Empty: (fromPulumi("google-protobuf/google/protobuf/empty_pb") as typeof EmptyProto).Empty,
     rpc: fromPulumi("./proto/analyzer_grpc_pb"),
     proto: fromPulumi("./proto/analyzer_pb"),
@@ -324,10 +323,7 @@ type ReconciledConfig = Record<string, { enforcementLevel: EnforcementLevel; pro
  * defaults, then the pack's initial config, then the user's (`all` first); the result is checked against
  * each policy's schema, and any mismatch fails the run naming the policy and the property.
  */
-function reconciledConfig(
-  info: AnalyzerProto.AnalyzerInfo,
-  given: PolicyPackConfig,
-): ReconciledConfig {
+function reconciledConfig(info: AnalyzerProto.AnalyzerInfo, given: PolicyPackConfig): ReconciledConfig {
   const result: ReconciledConfig = {};
   const schemas = new Map<string, { properties: Props; required: string[] }>();
   for (const policy of info.getPoliciesList()) {

@@ -78,12 +78,26 @@ export function pulumiRoot(): string {
   return path.dirname(require.resolve("@pulumi/pulumi/package.json"));
 }
 
-function loadProtocol(): Protocol {
-  if (protocol) return protocol;
+/** gRPC, protobuf's Struct and a `require` from the @pulumi/pulumi this package runs with, for its protocols. */
+export function pulumiProtocolBase(): {
+  grpc: typeof GrpcModule;
+  Struct: typeof StructProto.Struct;
+  fromPulumi: NodeJS.Require;
+} {
   const fromPulumi = createRequire(path.join(pulumiRoot(), "package.json"));
-  protocol = {
+  return {
     grpc: fromPulumi("@grpc/grpc-js"),
     Struct: (fromPulumi("google-protobuf/google/protobuf/struct_pb") as typeof StructProto).Struct,
+    fromPulumi,
+  };
+}
+
+function loadProtocol(): Protocol {
+  if (protocol) return protocol;
+  const { grpc, Struct, fromPulumi } = pulumiProtocolBase();
+  protocol = {
+    grpc,
+    Struct,
     provrpc: fromPulumi("./proto/provider_grpc_pb"),
     provproto: fromPulumi("./proto/provider_pb"),
     statusproto: fromPulumi("./proto/status_pb"),

@@ -8,23 +8,15 @@
 import {
   costGuardPolicyPack,
   nativeFrontDoor,
-  OperationError,
   PolicyViolationError,
   type FrontDoorFactory,
 } from "../../testing";
+import { admin } from "../support/data-source-cloud";
+import { failureOf } from "../support/operations";
 import { openExample, plan, type ExampleRun } from "./helpers";
 
 const BUDGET = { "gpucloud-stack-hourly-budget": { maxHourlyCost: 5 } };
 const FLEET = { "fleet:podTitle": "ComfyUI", "fleet:gpuModel": "4090D", "fleet:idleMinutes": "120" };
-
-async function failure(operation: Promise<unknown>): Promise<OperationError> {
-  const err = await operation.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OperationError);
-  return err as OperationError;
-}
 
 /** The example, opened with the cost guard and a budget of 5 CNY/h; two instances of 2.08 CNY/h fit in it. */
 function openGuarded(frontDoor?: FrontDoorFactory): Promise<ExampleRun> {
@@ -47,7 +39,7 @@ describe.each<[string, FrontDoorFactory | undefined]>([
 
   it("fails a preview over budget with the total and the most expensive instances", async () => {
     await run.stack.setConfig({ ...run.config, "fleet:count": "3" });
-    const preview = await failure(run.stack.preview());
+    const preview = await failureOf(run.stack.preview());
     // The same figures as the fleet's hourlyPrice output: 3 × 2.08.
     expect(preview.policyViolations[0].message).toContain(
       "The stack's 3 running instances would cost 6.24 CNY/h, over maxHourlyCost 5 CNY/h. The most expensive:\n" +
@@ -87,7 +79,7 @@ describe("examples/fleet under the cost guard: up, and a catalogue that is down"
 
   it("stops an up over budget before it rents anything", async () => {
     await run.stack.setConfig({ ...run.config, "fleet:count": "3" });
-    const up = await failure(run.stack.up());
+    const up = await failureOf(run.stack.up());
     expect(up.operation).toBe("up");
     expect(up.message).toContain("would cost 6.24 CNY/h, over maxHourlyCost 5 CNY/h");
     expect(run.stack.current.resources).toEqual([]);
@@ -101,9 +93,9 @@ describe("examples/fleet under the cost guard: up, and a catalogue that is down"
     expect(preview.outputs.hourlyPrice).toMatchObject({ fleet: 4.16, perInstance: 2.08, currency: "CNY" });
     // The program's own GPU and pod lookups are cached in this process from that preview; the pack,
     // started anew for each run, reads the catalogue itself.
-    await admin(run, "POST", "/faults", { path: "/gpu/list", kind: "http_503", count: 100 });
+    await admin(run.emulator, "POST", "/faults", { path: "/gpu/list", kind: "http_503", count: 100 });
     try {
-      const down = await failure(run.stack.preview());
+      const down = await failureOf(run.stack.preview());
       const budget = down.policyViolations.find((v) => v.policy === "gpucloud-stack-hourly-budget");
       expect(budget?.message).toContain(
         "Could not check the hourly budget: the cloud's price list could not be read: Could not list GPU models: " +
@@ -112,7 +104,7 @@ describe("examples/fleet under the cost guard: up, and a catalogue that is down"
       expect(budget?.message).toContain("The cost guard passes no stack it cannot price");
       expect(budget?.enforcementLevel).toBe("mandatory");
     } finally {
-      await admin(run, "DELETE", "/faults");
+      await admin(run.emulator, "DELETE", "/faults");
     }
   });
 
@@ -130,12 +122,3 @@ describe("examples/fleet under the cost guard: up, and a catalogue that is down"
     expect((await run.api.instances.list()).total).toBe(0);
   });
 });
-
-async function admin(run: ExampleRun, method: string, route: string, body?: unknown): Promise<void> {
-  const answer = await fetch(`${run.emulator.url}/_emulator${route}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(answer.status).toBe(200);
-}
