@@ -1,6 +1,6 @@
 /**
  * A GPU fleet from stack config: `count` instances of one pod on one GPU model, each titled, watched
- * by an idle-close policy and ready only once its web services answer (`fleet:waitForServices`, default
+ * by an idle-close policy (unless `fleet:idlePolicy` is false) and ready only once its web services answer (`fleet:waitForServices`, default
  * true). Stack outputs: the service URLs, the SSH endpoints (secret) and the fleet's estimated hourly price.
  *
  *   pulumi config set fleet:count 3
