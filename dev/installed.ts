@@ -4,7 +4,8 @@
  * where the package is reached through a symlink (see provider/shim.ts).
  *
  * Layout: the tarball `npm pack` makes, unpacked into node_modules/pulumi-gpucloud; @pulumi/pulumi copied
- * beside it, because Pulumi's serializer looks our package.json up from its own folder; every other
+ * beside it, because Pulumi's serializer looks our package.json up from its own folder, and @pulumi/policy
+ * too, for the policy pack; every other
  * dependency linked from this repository's node_modules, so nothing is downloaded.
  */
 import { execFile } from "node:child_process";
@@ -58,11 +59,17 @@ export async function installPackageInto(projectDir: string): Promise<void> {
   const modules = path.join(dir, "node_modules");
   await fs.promises.mkdir(modules, { recursive: true });
   await unpackInto(dir, path.join(modules, "pulumi-gpucloud"));
-  await fs.promises.cp(
-    path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi"),
-    path.join(modules, "@pulumi", "pulumi"),
-    { recursive: true },
-  );
+  // Copied, not linked: each resolves its own dependencies from the project, as after `npm install`; a
+  // project that runs the cost guard policy pack has @pulumi/policy beside @pulumi/pulumi.
+  for (const name of ["pulumi", "policy"]) {
+    await fs.promises.cp(
+      path.join(REPO_ROOT, "node_modules", "@pulumi", name),
+      path.join(modules, "@pulumi", name),
+      {
+        recursive: true,
+      },
+    );
+  }
   await linkOtherDependencies(modules);
   const manifestFile = path.join(dir, "package.json");
   if (!fs.existsSync(manifestFile)) return;

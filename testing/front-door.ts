@@ -19,6 +19,7 @@ import {
   type DiffResult,
   type ReadResult,
 } from "./provider-process";
+import { nodeExitingWithEngine } from "./plugin-process";
 import { reveal, type Props } from "./wire";
 
 const PROVIDER_KEY = "__provider";
@@ -70,13 +71,6 @@ export interface FrontDoorContext {
 export type FrontDoorFactory = (context: FrontDoorContext) => Promise<FrontDoor>;
 
 /**
- * The server ends when its stdin, a pipe from this process, closes: when this process ends, however it
- * ends (a test runner killed with SIGKILL runs no exit hook), no server is left behind.
- */
-const EXIT_WITH_ENGINE =
-  'process.stdin.on("end", () => process.exit()).on("error", () => process.exit()).resume();';
-
-/**
  * Pulumi's dynamic-provider server from @pulumi/pulumi. It takes one argument, an engine address that it
  * never dials.
  */
@@ -84,13 +78,7 @@ export function startDynamicProviderServer({ cwd, env }: FrontDoorContext): Prom
   const server = path.join(pulumiRoot(), "cmd", "dynamic-provider", "index.js");
   return ProviderProcess.start({
     description: "the dynamic-provider server",
-    command: process.execPath,
-    args: [
-      "-e",
-      `${EXIT_WITH_ENGINE} require(${JSON.stringify(server)});`,
-      "dynamic-provider",
-      "127.0.0.1:1",
-    ],
+    ...nodeExitingWithEngine(server, ["127.0.0.1:1"]),
     cwd,
     env,
   });

@@ -1,7 +1,8 @@
 /**
  * `pulumi-gpucloud/testing`: run a Pulumi program against an emulator (or the live cloud) in your own tests,
  * without the Pulumi CLI: preview, up, refresh, preview --refresh and destroy, with each step and its changes
- * as data. Resources go through Pulumi's own dynamic-provider server, as under the CLI.
+ * as data. Resources go through Pulumi's own dynamic-provider server, as under the CLI; policy packs
+ * (`policyPacks`) run through Pulumi's own policy-pack runner, as under `--policy-pack`.
  */
 export {
   CheckFailedError,
@@ -28,4 +29,13 @@ export {
   type FrontDoorFactory,
   type NativeFrontDoorOptions,
 } from "./front-door";
+export {
+  costGuardPolicyPack,
+  policyReport,
+  PolicyViolationError,
+  type EnforcementLevel,
+  type PolicyPackConfig,
+  type PolicyPackOptions,
+  type PolicyViolation,
+} from "./policy-pack";
 export { displayValue, isSecret, secret, UNKNOWN, type Props, type WrappedSecret } from "./wire";

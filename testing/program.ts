@@ -28,8 +28,16 @@ export interface Registration {
   inputs: Props;
   /** URNs of the resources whose outputs (or `dependsOn`) this one waits on. */
   dependencies: string[];
+  /** For each input, the URNs of the resources its value came from. */
+  propertyDependencies: Record<string, string[]>;
   additionalSecretOutputs: string[];
 }
+
+/** What the request of a registration tells beyond the type, name and inputs setMocks hands over. */
+type RegistrationDetails = Pick<
+  Registration,
+  "dependencies" | "propertyDependencies" | "additionalSecretOutputs"
+>;
 
 /** The engine's answer to a registration: outputs in wire form (secrets wrapped, UNKNOWN for unknowns). */
 export interface Resolution {
@@ -138,14 +146,18 @@ export class Program {
     let stop: () => void = () => undefined;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     pulumi.runtime.setAllConfig(stringConfig(options.config), secretKeys(options.config));
-    const registrations = new Map<string, Pick<Registration, "dependencies" | "additionalSecretOutputs">>();
+    const registrations = new Map<string, RegistrationDetails>();
     await pulumi.runtime.setMocks(
       {
         newResource: async (args) => {
           // After a failure nothing new starts, as the Pulumi engine stops issuing steps.
           if (errors.length > 0) throw monitorTerminating();
           const urn = urnOf(options, args.type, args.name);
-          const extra = registrations.get(urn) ?? { dependencies: [], additionalSecretOutputs: [] };
+          const extra = registrations.get(urn) ?? {
+            dependencies: [],
+            propertyDependencies: {},
+            additionalSecretOutputs: [],
+          };
           const work = options.register({
             urn,
             type: args.type,
@@ -223,19 +235,24 @@ export class Program {
   }
 
   /**
-   * setMocks hands newResource only type, name and inputs; the dependencies and additionalSecretOutputs
-   * are on the request, so the mock monitor's registerResource is wrapped to read them first (the mock
+   * setMocks hands newResource only type, name and inputs; the dependencies (of the resource and of each
+   * input) and additionalSecretOutputs are on the request, so the mock monitor's registerResource is wrapped to read them first (the mock
    * calls newResource synchronously from there, @pulumi/pulumi runtime/mocks.js).
    */
   private recordRegistrationDetails(
-    registrations: Map<string, Pick<Registration, "dependencies" | "additionalSecretOutputs">>,
+    registrations: Map<string, RegistrationDetails>,
     options: ProgramRunOptions,
   ): void {
     const monitor = this.pulumi.runtime.getMonitor() as unknown as RegisterHook;
     const original = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req, callback) => {
+      const propertyDependencies: Record<string, string[]> = {};
+      req.getPropertydependenciesMap().forEach((deps, property) => {
+        propertyDependencies[property] = deps.getUrnsList();
+      });
       registrations.set(urnOf(options, req.getType(), req.getName()), {
         dependencies: req.getDependenciesList(),
+        propertyDependencies,
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
       });
       original(req, callback);
@@ -344,7 +361,8 @@ function urnOf(options: { project: string; stack: string }, type: string, name: 
   return `urn:pulumi:${options.stack}::${options.project}::${type}::${name}`;
 }
 
-function stringConfig(config: Props): Record<string, string> {
+/** Stack config as text, as the engine hands it to programs and policy packs: secrets decrypted. */
+export function stringConfig(config: Props): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, raw] of Object.entries(config)) {
     const value = isSecret(raw) ? raw.value : raw;
@@ -353,6 +371,7 @@ function stringConfig(config: Props): Record<string, string> {
   return out;
 }
 
-function secretKeys(config: Props): string[] {
+/** The keys of the stack config's secret values. */
+export function secretKeys(config: Props): string[] {
   return Object.keys(config).filter((k) => isSecret(config[k]));
 }

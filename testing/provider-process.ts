@@ -6,15 +6,14 @@
  * gRPC and the protocol's message classes are taken from the @pulumi/pulumi this package runs with, so that
  * the generated client and the channel credentials come from one copy of @grpc/grpc-js.
  */
-import { ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import * as readline from "node:readline";
 import type * as GrpcModule from "@grpc/grpc-js";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
 import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import type * as StatusProto from "@pulumi/pulumi/proto/status_pb";
+import { PluginProcess, type PluginProcessOptions } from "./plugin-process";
 import { reveal, type Props } from "./wire";
 
 export interface CheckFailure {
@@ -79,12 +78,26 @@ export function pulumiRoot(): string {
   return path.dirname(require.resolve("@pulumi/pulumi/package.json"));
 }
 
-function loadProtocol(): Protocol {
-  if (protocol) return protocol;
+/** gRPC, protobuf's Struct and a `require` from the @pulumi/pulumi this package runs with, for its protocols. */
+export function pulumiProtocolBase(): {
+  grpc: typeof GrpcModule;
+  Struct: typeof StructProto.Struct;
+  fromPulumi: NodeJS.Require;
+} {
   const fromPulumi = createRequire(path.join(pulumiRoot(), "package.json"));
-  protocol = {
+  return {
     grpc: fromPulumi("@grpc/grpc-js"),
     Struct: (fromPulumi("google-protobuf/google/protobuf/struct_pb") as typeof StructProto).Struct,
+    fromPulumi,
+  };
+}
+
+function loadProtocol(): Protocol {
+  if (protocol) return protocol;
+  const { grpc, Struct, fromPulumi } = pulumiProtocolBase();
+  protocol = {
+    grpc,
+    Struct,
     provrpc: fromPulumi("./proto/provider_grpc_pb"),
     provproto: fromPulumi("./proto/provider_pb"),
     statusproto: fromPulumi("./proto/status_pb"),
@@ -102,94 +115,32 @@ function plain(s: StructProto.Struct | undefined): Props {
   return (s?.toJavaScript() ?? {}) as Props;
 }
 
-export interface ProviderProcessOptions {
-  /** What the process is, for messages ("the dynamic-provider server"). */
-  description: string;
-  command: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
-
 type Callback<Res> = (err: GrpcModule.ServiceError | null, res: Res) => void;
-
-/** Processes still running: killed when this process exits, however it exits, so none outlives its caller. */
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function track(child: ChildProcess): void {
-  live.add(child);
-  child.once("exit", () => live.delete(child));
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const c of live) c.kill("SIGKILL");
-  });
-}
-
-/** Waits for the port the process prints as its first stdout line. */
-function portOf(child: ChildProcess, description: string, stderr: () => string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const lines = readline.createInterface({ input: child.stdout! });
-    lines.once("line", (line) => {
-      lines.close();
-      // Whatever else it prints is read and dropped, so that its end is seen when it exits.
-      child.stdout!.resume();
-      resolve(line.trim());
-    });
-    child.once("exit", (code, signal) =>
-      reject(
-        new Error(`${description} exited (${signal ?? code}) before printing its port. ${stderr()}`.trim()),
-      ),
-    );
-    child.once("error", (err) => reject(new Error(`Could not start ${description}: ${err.message}`)));
-  });
-}
 
 export class ProviderProcess {
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly plugin: PluginProcess,
     private readonly client: ProviderGrpc.ResourceProviderClient,
-    private readonly description: string,
-    private readonly log: { text: string },
   ) {}
 
-  static async start(options: ProviderProcessOptions): Promise<ProviderProcess> {
+  static async start(options: PluginProcessOptions): Promise<ProviderProcess> {
     const { grpc, provrpc } = loadProtocol();
-    const child = spawn(options.command, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      // stdin stays open for the life of this process: a plugin may end itself when it closes.
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    track(child);
-    const log = { text: "" };
-    child.stderr!.on("data", (chunk: Buffer) => (log.text += chunk.toString()));
-    const port = await portOf(child, options.description, () => log.text);
-    const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    return new ProviderProcess(child, client, options.description, log);
+    const plugin = await PluginProcess.start(options);
+    const client = new provrpc.ResourceProviderClient(
+      `127.0.0.1:${plugin.port}`,
+      grpc.credentials.createInsecure(),
+    );
+    return new ProviderProcess(plugin, client);
   }
 
   /** What the process wrote to stderr so far (the dynamic-provider server logs provider failures there). */
   get stderr(): string {
-    return this.log.text;
-  }
-
-  private get exited(): boolean {
-    return this.child.exitCode !== null || this.child.signalCode !== null;
+    return this.plugin.stderr;
   }
 
   async stop(): Promise<void> {
     this.client.close();
-    if (this.exited) {
-      this.child.stdin?.destroy();
-      return;
-    }
-    const closed = new Promise<void>((resolve) => this.child.once("close", () => resolve()));
-    this.child.stdin?.end();
-    this.child.kill();
-    // "close" comes once the process has exited and its stdio pipes are closed: nothing of it stays open.
-    await closed;
+    await this.plugin.stop();
   }
 
   private call<Res>(invoke: (callback: Callback<Res>) => unknown): Promise<Res> {
@@ -200,10 +151,7 @@ export class ProviderProcess {
 
   /** The provider's own message; the structured ErrorResourceInitFailed when the call carries one. */
   private failure(err: GrpcModule.ServiceError): Error {
-    if (this.exited) {
-      const code = this.child.signalCode ?? this.child.exitCode;
-      return new Error(`${this.description} exited (${code}) during the call. ${this.log.text}`.trim());
-    }
+    if (this.plugin.exited) return this.plugin.exitedDuringCall();
     // The gRPC error stays the cause: its metadata is what the provider answered.
     const message = err.details || err.message;
     return initFailure(err, message) ?? new Error(message, { cause: err });

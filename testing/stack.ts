@@ -26,6 +26,13 @@ import {
   type StackState,
   type StateStore,
 } from "./state";
+import {
+  PolicyRun,
+  PolicyViolationError,
+  type AnalyzedResource,
+  type PolicyPackOptions,
+  type PolicyViolation,
+} from "./policy-pack";
 import { holdsSecret, isSecret, reveal, wrapSecrets, type Props } from "./wire";
 
 export type Operation = "preview" | "up" | "refresh" | "destroy";
@@ -57,6 +64,11 @@ export interface OperationResult {
   steps: Step[];
   /** Stack outputs: secrets wrapped (see `isSecret`), preview unknowns as UNKNOWN. */
   outputs: Props;
+  /**
+   * What the stack's policy packs reported (`policyPacks`): advisory violations, as a preview or up that
+   * succeeds has only those. Mandatory ones fail the operation (see OperationError). Empty for refresh and destroy.
+   */
+  policyViolations: PolicyViolation[];
   durationMs: number;
 }
 
@@ -92,13 +104,18 @@ export class CheckFailedError extends Error {
   }
 }
 
-/** An operation failed; the state keeps whatever was done before the failure. */
+/**
+ * An operation failed; the state keeps whatever was done before the failure. Mandatory policy violations
+ * are a failure too: a PolicyViolationError among `failures`, and every violation reported (advisory ones
+ * included) in `policyViolations`.
+ */
 export class OperationError extends Error {
   override readonly name = "OperationError";
   constructor(
     readonly operation: Operation,
     readonly failures: Error[],
     readonly steps: Step[],
+    readonly policyViolations: PolicyViolation[] = [],
   ) {
     // Resources that fail alike (every instance of a fleet) give one message each.
     super(`${operation} failed: ${[...new Set(failures.map((f) => f.message))].join("; ")}`);
@@ -125,12 +142,27 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** How resources reach their provider; default: Pulumi's dynamic-provider server. */
   frontDoor?: FrontDoorFactory;
+  /**
+   * Policy packs every preview and up runs, as `pulumi preview --policy-pack <path> --policy-pack-config
+   * <config>` does: each pack is started for the operation through @pulumi/pulumi's run-policy-pack with
+   * the stack config in its environment, configured over Pulumi's Analyzer protocol, and shown each
+   * resource's inputs (before any change to it) and then the whole stack. Violations are in the result's
+   * `policyViolations`. A mandatory one fails a preview at its end, and an up before it changes anything:
+   * like the Pulumi CLI's `up`, an up with policy packs previews first and stops there on a mandatory
+   * violation; one found only in the update itself stops the update at that resource (or, for the stack
+   * as a whole, fails it after its changes). Remediations are not applied.
+   */
+  policyPacks?: PolicyPackOptions[];
   onEvent?: (event: EngineEvent) => void;
 }
 
 /** What one preview or up has seen and done so far. */
 interface Deployment {
   operation: "preview" | "up";
+  /** The operation's policy packs, when the stack has any. */
+  policies?: PolicyRun;
+  /** Every resource the program registered, as the policy packs see the stack at the end. */
+  news: AnalyzedResource[];
   steps: Step[];
   /** State URNs the program registered. */
   seen: Set<string>;
@@ -251,8 +283,19 @@ export class Stack {
         this.save({ ...this.state, resources: read.resources });
         if (read.failures.length > 0) throw new OperationError("up", read.failures, read.steps);
       }
+      if (this.options.policyPacks?.length) await this.previewBeforeUp();
       return this.deploy("up");
     });
+  }
+
+  /** The preview the Pulumi CLI's `up` runs first: its policy violations stop the up before any change. */
+  private async previewBeforeUp(): Promise<void> {
+    try {
+      await this.deploy("preview");
+    } catch (err) {
+      if (!(err instanceof OperationError)) throw err;
+      throw new OperationError("up", err.failures, [], err.policyViolations);
+    }
   }
 
   /** Reads every resource back from the cloud and stores what it finds: drift shows as `update`, gone as `delete`. */
@@ -262,7 +305,7 @@ export class Stack {
       const { steps, failures, resources } = await this.readAll();
       this.save({ ...this.state, resources });
       if (failures.length > 0) throw new OperationError("refresh", failures, steps);
-      return result("refresh", steps, wrapSecrets(this.state.outputs, this.state.secretOutputs), started);
+      return result("refresh", steps, wrapSecrets(this.state.outputs, this.state.secretOutputs), started, []);
     });
   }
 
@@ -278,7 +321,7 @@ export class Stack {
           : { ...this.state, resources: [], outputs: {}, secretOutputs: [] },
       );
       if (failures.length > 0) throw new OperationError("destroy", failures, steps);
-      return result("destroy", steps, {}, started);
+      return result("destroy", steps, {}, started, []);
     });
   }
 
@@ -312,11 +355,34 @@ export class Stack {
   }
 
   private async deploy(operation: "preview" | "up"): Promise<OperationResult> {
+    const packs = this.options.policyPacks ?? [];
+    if (packs.length === 0) return this.deployWith(operation, undefined);
+    const { project, stack, config, env } = this.options;
+    const policies = await PolicyRun.start(packs, {
+      project,
+      stack,
+      config,
+      env,
+      dryRun: operation === "preview",
+    });
+    try {
+      return await this.deployWith(operation, policies);
+    } finally {
+      await policies.stop();
+    }
+  }
+
+  private async deployWith(
+    operation: "preview" | "up",
+    policies: PolicyRun | undefined,
+  ): Promise<OperationResult> {
     const started = Date.now();
     const preview = operation === "preview";
     const steps: Step[] = [];
     const deployment: Deployment = {
       operation,
+      policies,
+      news: [],
       steps,
       seen: new Set(),
       registered: [],
@@ -338,7 +404,12 @@ export class Stack {
         stack: this.options.stack,
         preview,
         config: this.options.config,
-        register: (registration) => this.register(deployment, registration),
+        register: async (registration) => {
+          const resolution = await this.register(deployment, registration);
+          const provider = registration.custom ? this.door.admit(registration).provider : undefined;
+          deployment.news.push(this.analyzed(registration, resolution.outputs, provider));
+          return resolution;
+        },
         onLateFailure: (error) => this.options.onEvent?.({ kind: "late-failure", operation, error }),
       })
       .catch((err: unknown) => {
@@ -347,10 +418,12 @@ export class Stack {
       });
     void run.settled.then(leave);
     const removed = this.state.resources.filter((r) => !deployment.seen.has(r.urn));
+    const violations = () => policies?.violations ?? [];
     if (preview) {
       for (const r of removed) steps.push(stepOf("delete", r));
-      if (run.errors.length > 0) throw new OperationError(operation, run.errors, steps);
-      return result(operation, steps, run.outputs, started);
+      if (run.errors.length > 0) throw new OperationError(operation, run.errors, steps, violations());
+      await this.analyzeStack(deployment);
+      return result(operation, steps, run.outputs, started, violations());
     }
     const failed = run.errors.length > 0;
     // Replaced resources go after their replacements were made (Pulumi's create-before-delete), even when
@@ -371,8 +444,38 @@ export class Stack {
         ? this.state.secretOutputs
         : Object.keys(run.outputs).filter((k) => holdsSecret(run.outputs[k])),
     });
-    if (failures.length > 0) throw new OperationError(operation, failures, steps);
-    return result(operation, steps, run.outputs, started);
+    if (failures.length > 0) throw new OperationError(operation, failures, steps, violations());
+    await this.analyzeStack(deployment);
+    return result(operation, steps, run.outputs, started, violations());
+  }
+
+  /**
+   * The policy packs' look at the whole stack, once every step is done; their mandatory violations, of
+   * this look or of single resources in a preview, fail the operation.
+   */
+  private async analyzeStack({ operation, policies, news, steps }: Deployment): Promise<void> {
+    if (!policies) return;
+    await policies.analyzeStack(news);
+    const mandatory = policies.mandatory;
+    if (mandatory.length === 0) return;
+    throw new OperationError(operation, [new PolicyViolationError(mandatory)], steps, policies.violations);
+  }
+
+  /** A resource as the policy packs see it: under its state URN and type, with `outputs` (or inputs) as given. */
+  private analyzed(registration: Registration, properties: Props, provider?: string): AnalyzedResource {
+    const stateUrns = (urns: string[]) => urns.map((u) => stateUrn(u, this.door));
+    return {
+      urn: stateUrn(registration.urn, this.door),
+      type: registration.custom ? this.door.stateType(registration.type) : registration.type,
+      name: registration.name,
+      // The engine shows a dynamic resource with its serialized provider.
+      properties: provider === undefined ? properties : { ...properties, __provider: provider },
+      additionalSecretOutputs: registration.additionalSecretOutputs,
+      dependencies: stateUrns(registration.dependencies),
+      propertyDependencies: Object.fromEntries(
+        Object.entries(registration.propertyDependencies).map(([name, urns]) => [name, stateUrns(urns)]),
+      ),
+    };
   }
 
   /** One resource of the program: check, diff against the state, then create, update, replace or nothing. */
@@ -391,6 +494,7 @@ export class Stack {
     ];
     const old = this.state.resources.find((r) => r.urn === ref.urn);
     const checked = await this.check(ref, registration.name, news, old);
+    await this.analyze(deployment, registration, wrapSecrets(checked, secretNames), ref.provider);
     const diff = old
       ? await this.door
           .diff(ref, old.id, wrapSecrets(old.outputs, old.secretOutputs), wrapSecrets(checked, secretNames))
@@ -473,6 +577,20 @@ export class Stack {
       if (err instanceof ResourceInitFailedError) superseded();
       throw err;
     }
+  }
+
+  /**
+   * The policy packs' look at one resource's checked inputs, before anything is done to it. In an up, a
+   * mandatory violation makes the resource invalid: the up stops there, as the engine's does.
+   */
+  private async analyze(
+    deployment: Deployment,
+    registration: Registration,
+    inputs: Props,
+    provider: string | undefined,
+  ): Promise<void> {
+    const blocking = await deployment.policies?.analyze(this.analyzed(registration, inputs, provider));
+    if (blocking?.length && deployment.operation === "up") throw new PolicyViolationError(blocking);
   }
 
   private async check(
@@ -651,8 +769,14 @@ function refOf(record: ResourceRecord): ResourceRef {
   return { urn: record.urn, type: record.type, provider: record.provider };
 }
 
-function result(operation: Operation, steps: Step[], outputs: Props, started: number): OperationResult {
-  return { operation, steps, outputs, durationMs: Date.now() - started };
+function result(
+  operation: Operation,
+  steps: Step[],
+  outputs: Props,
+  started: number,
+  policyViolations: PolicyViolation[],
+): OperationResult {
+  return { operation, steps, outputs, policyViolations, durationMs: Date.now() - started };
 }
 
 /**

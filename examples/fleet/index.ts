@@ -1,6 +1,6 @@
 /**
  * A GPU fleet from stack config: `count` instances of one pod on one GPU model, each titled, watched
- * by an idle-close policy and ready only once its web services answer (`fleet:waitForServices`, default
+ * by an idle-close policy (unless `fleet:idlePolicy` is false) and ready only once its web services answer (`fleet:waitForServices`, default
  * true). Stack outputs: the service URLs, the SSH endpoints (secret) and the fleet's estimated hourly price.
  *
  *   pulumi config set fleet:count 3
@@ -34,6 +34,8 @@ export = async () => {
   // Absent: the pod's latest tag when each instance is created (pinning it would replace the fleet on a new tag).
   const podTag = config.get("podTag");
   const idleMinutes = oneOf("idleMinutes", config.getNumber("idleMinutes") ?? 30, [10, 30, 60, 120]);
+  // Off, nothing stops an idle instance: the cost guard policy pack reports each one (gpucloud-idle-shutdown).
+  const idlePolicy = config.getBoolean("idlePolicy") ?? true;
   // A pod runs minutes before its web UI answers: the service URLs in the outputs are usable at once.
   const waitForServices = config.getBoolean("waitForServices") ?? true;
 
@@ -50,10 +52,12 @@ export = async () => {
       title,
       waitForServices,
     });
-    new gpucloud.IdleClosePolicy(`${title}-idle`, {
-      instanceUuid: instance.instanceUuid,
-      idlePeriodMinutes: idleMinutes,
-    });
+    if (idlePolicy) {
+      new gpucloud.IdleClosePolicy(`${title}-idle`, {
+        instanceUuid: instance.instanceUuid,
+        idlePeriodMinutes: idleMinutes,
+      });
+    }
     return { title, instance };
   });
 
@@ -78,6 +82,7 @@ export = async () => {
         ),
       ),
     ),
+    // Known at preview, before anything is rented; the cost guard's budget policy adds up the same prices.
     hourlyPrice: {
       // Multiplying decimals leaves float noise (0.1 * 3): round to the fen.
       fleet: Math.round(perInstance.amount * count * 100) / 100,

@@ -3,14 +3,28 @@
  * (see dev/e2e.ts): the fleet example through pulumi-gpucloud/testing against the emulator, with the
  * project's own @pulumi/pulumi and its dynamic-provider server. Preview, up, drift made through the
  * emulator's admin API and the API, preview --refresh showing it, the repairing up, destroy; SSH passwords
- * secret in the outputs and sealed in the state file. Prints one line per step; exits non-zero on a surprise.
+ * secret in the outputs and sealed in the state file. Then the cost guard policy pack the package ships
+ * (node_modules/pulumi-gpucloud/policy-pack, with the project's @pulumi/policy) against the same example,
+ * through both front doors: over budget fails at preview with the total and the instances, within budget
+ * passes, instances without an idle policy are reported, a catalogue that is down is a violation.
+ * Prints one line per step; exits non-zero on a surprise.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator } from "pulumi-gpucloud/emulator";
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
-import { isSecret, secret, Stack, type OperationResult } from "pulumi-gpucloud/testing";
+import {
+  costGuardPolicyPack,
+  isSecret,
+  nativeFrontDoor,
+  OperationError,
+  policyReport,
+  secret,
+  Stack,
+  type FrontDoorFactory,
+  type OperationResult,
+} from "pulumi-gpucloud/testing";
 
 const KEY = "demo-key";
 const PASSPHRASE = "e2e passphrase";
@@ -101,10 +115,76 @@ async function main(): Promise<void> {
     report("destroy", destroy);
     assert.deepEqual(stack.current.resources, []);
     assert.equal((await api.instances.list()).total, 0);
+
+    await costGuard(emulator.url, "dynamic providers");
+    await costGuard(emulator.url, "native plugin", nativeFrontDoor());
+    assert.equal((await api.instances.list()).total, 0);
   } finally {
     await stack.close();
     await api.close();
     await emulator.close();
+  }
+}
+
+/** The cost guard against the fleet example through one front door; the cloud's catalogue is down last. */
+async function costGuard(url: string, door: string, frontDoor?: FrontDoorFactory): Promise<void> {
+  const config = {
+    "gpucloud:baseUrl": url,
+    "gpucloud:apiKey": secret(KEY),
+    "gpucloud:pollIntervalMs": "50",
+    "fleet:count": "2",
+  };
+  const stack = await Stack.open({
+    program: path.join(__dirname, "index.js"),
+    project: "gpucloud-fleet",
+    stack: "cost-guard",
+    config,
+    frontDoor,
+    policyPacks: [costGuardPolicyPack({ "gpucloud-stack-hourly-budget": { maxHourlyCost: 5 } })],
+  });
+  const failed = async (operation: Promise<unknown>) => {
+    const err = await operation.then(
+      () => assert.fail("the operation passed"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof OperationError, String(err));
+    return err;
+  };
+  try {
+    const within = await stack.preview();
+    assert.deepEqual(within.policyViolations, []);
+    assert.deepEqual(within.outputs.hourlyPrice, {
+      fleet: 4.16,
+      perInstance: 2.08,
+      currency: "CNY",
+      basis: (within.outputs.hourlyPrice as { basis: string }).basis,
+    });
+    process.stdout.write(`cost guard (${door}): 2 instances, 4.16 CNY/h within 5 CNY/h: preview passes\n`);
+
+    await stack.setConfig({ ...config, "fleet:count": "3" });
+    const over = await failed(stack.preview());
+    assert.match(over.message, /would cost 6\.24 CNY\/h, over maxHourlyCost 5 CNY\/h/);
+    assert.match(over.message, /fleet-2: 2\.08 CNY\/h \(pod ComfyUI 0\.2 \+ 4090D 1\.88 × 1\)/);
+    process.stdout.write(
+      `cost guard (${door}): 3 instances fail the preview:\n${policyReport(over.policyViolations)}\n`,
+    );
+
+    await stack.setConfig({ ...config, "fleet:idlePolicy": "false" });
+    const idle = await stack.preview();
+    assert.deepEqual(
+      idle.policyViolations.map((v) => `${v.policy} ${v.enforcementLevel} ${v.urn?.split("::").pop()}`),
+      ["gpucloud-idle-shutdown advisory fleet-0", "gpucloud-idle-shutdown advisory fleet-1"],
+    );
+    process.stdout.write(`cost guard (${door}): instances without an idle policy reported (advisory)\n`);
+
+    await stack.setConfig(config);
+    // The program's catalogue lookups are cached in this process; the pack, started for each run, reads its own.
+    await admin(url, "POST", "/faults", { path: "/gpu/list", kind: "http_503", count: 100 });
+    const down = await failed(stack.preview()).finally(() => admin(url, "DELETE", "/faults", {}));
+    assert.match(down.message, /Could not check the hourly budget: the cloud's price list could not be read/);
+    process.stdout.write(`cost guard (${door}): a catalogue that is down fails the preview\n`);
+  } finally {
+    await stack.close();
   }
 }
 

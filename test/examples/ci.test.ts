@@ -92,12 +92,16 @@ describe("examples/ci/gpucloud.yml", () => {
     expect(Object.keys(workflow.on).sort()).toEqual(["pull_request", "schedule", "workflow_dispatch"]);
   });
 
-  it("on a pull request, previews the fleet against the emulator it starts", async () => {
+  it("on a pull request, previews the fleet against the emulator it starts, under the cost guard", async () => {
     const recipe = await runEmulatorJob("pull_request", path.join(workspace, "pr"));
     try {
       const [preview] = recipe.ran.filter((r) => r.result);
-      expect(preview.command).toBe("pulumi preview --diff");
+      expect(preview.command).toBe(
+        "pulumi preview --diff --policy-pack node_modules/pulumi-gpucloud/policy-pack --policy-pack-config cost-guard.json",
+      );
       expect(preview.result!.steps.map((s) => s.op)).toEqual(Array(4).fill("create"));
+      // The pack ran: the fleet's 4.16 CNY/h is within the job's 50, and each instance has an idle policy.
+      expect(preview.result!.policyViolations).toEqual([]);
     } finally {
       await recipe.close();
     }

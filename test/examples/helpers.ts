@@ -10,6 +10,7 @@ import {
   type FrontDoorFactory,
   type Op,
   type OperationResult,
+  type PolicyPackOptions,
   type Props,
 } from "../../testing";
 
@@ -17,6 +18,8 @@ export const API_KEY = "demo-key";
 
 export interface ExampleRun {
   stack: Stack;
+  /** The stack config it was opened with: the provider's settings and the example's own. */
+  config: Props;
   emulator: RunningEmulator;
   api: GpuCloudClient;
   close(): Promise<void>;
@@ -39,13 +42,17 @@ function withoutSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /**
  * The example against a fresh emulator whose clock runs 60x (an instance starts in one real second); the
- * provider polls every 20 ms. `frontDoor` as Stack.open takes it. With `settingsFrom: "environment"` the provider's settings come from
+ * provider polls every 20 ms. `frontDoor` and `policyPacks` as Stack.open takes them. With `settingsFrom: "environment"` the provider's settings come from
  * GPUCLOUD_* variables of Stack.open's `env` instead of stack config, as users of the CLI may set them.
  */
 export async function openExample(
   name: string,
   config: Props,
-  options: { settingsFrom?: "config" | "environment"; frontDoor?: FrontDoorFactory } = {},
+  options: {
+    settingsFrom?: "config" | "environment";
+    frontDoor?: FrontDoorFactory;
+    policyPacks?: PolicyPackOptions[];
+  } = {},
 ): Promise<ExampleRun> {
   assertBuilt();
   ensurePackageLink();
@@ -63,25 +70,28 @@ export async function openExample(
         GPUCLOUD_POLL_INTERVAL_MS: settings.pollIntervalMs,
       }
     : undefined;
+  const stackConfig = {
+    ...(fromEnvironment
+      ? {}
+      : {
+          "gpucloud:baseUrl": settings.baseUrl,
+          "gpucloud:apiKey": secret(settings.apiKey),
+          "gpucloud:pollIntervalMs": settings.pollIntervalMs,
+        }),
+    ...config,
+  };
   const stack = await Stack.open({
     program: compiledExample(name),
     project: `gpucloud-${name}`,
     stack: "test",
-    config: {
-      ...(fromEnvironment
-        ? {}
-        : {
-            "gpucloud:baseUrl": settings.baseUrl,
-            "gpucloud:apiKey": secret(settings.apiKey),
-            "gpucloud:pollIntervalMs": settings.pollIntervalMs,
-          }),
-      ...config,
-    },
+    config: stackConfig,
     frontDoor: options.frontDoor,
+    policyPacks: options.policyPacks,
     env,
   });
   return {
     stack,
+    config: stackConfig,
     emulator,
     api,
     async close() {

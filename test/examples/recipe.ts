@@ -2,18 +2,19 @@
  * Follows a recipe of the README or of the CI workflow command by command, as a user would, with
  * pulumi-gpucloud/testing in place of the Pulumi CLI (which cannot be installed here):
  * - `pulumi ...` commands become Stack operations (`--expect-no-changes` fails on any change, as the CLI
- *   exits non-zero), `pulumi config set` the stack config;
+ *   exits non-zero; `--policy-pack` runs the pack), `pulumi config set` the stack config;
  * - the emulator command starts the real emulator CLI, on a free port in place of the one written;
  * - `npm install`, `npx tsc` and `cd` are handled by the test (installing this package from `npm pack`);
  * - every other line runs in bash, against the emulator's real address.
  * An unknown `pulumi`, `npm` or `npx` command fails the recipe: a recipe that changes must be followed anew.
  */
 import { ChildProcess, execFile, spawn } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../../dev/self-link";
-import { secret, Stack, type OperationResult, type Props } from "../../testing";
+import { secret, Stack, type OperationResult, type PolicyPackOptions, type Props } from "../../testing";
 
 const run = promisify(execFile);
 
@@ -143,13 +144,20 @@ export class Recipe {
       this.ran.push({ command: line });
       return;
     }
-    const stack = await this.openStack();
+    const packs = this.policyPacks(args);
+    if (packs.length > 0 && verb !== "preview")
+      throw new Error(`the recipe follows --policy-pack in previews only`);
+    const stack = packs.length > 0 ? await this.openStack(packs) : await this.openStack();
     let result: OperationResult;
-    if (verb === "preview") result = await stack.preview({ refresh: flags.has("--refresh") });
-    else if (verb === "up") result = await stack.up({ refresh: flags.has("--refresh") });
-    else if (verb === "refresh") result = await stack.refresh();
-    else if (verb === "destroy") result = await stack.destroy();
-    else throw new Error(`the recipe cannot follow "${line}"`);
+    try {
+      if (verb === "preview") result = await stack.preview({ refresh: flags.has("--refresh") });
+      else if (verb === "up") result = await stack.up({ refresh: flags.has("--refresh") });
+      else if (verb === "refresh") result = await stack.refresh();
+      else if (verb === "destroy") result = await stack.destroy();
+      else throw new Error(`the recipe cannot follow "${line}"`);
+    } finally {
+      if (packs.length > 0) await stack.close();
+    }
     this.ran.push({ command: line, result });
     if (flags.has("--expect-no-changes")) {
       const changed = result.steps.filter((s) => s.op !== "same").map((s) => `${s.name} ${s.op}`);
@@ -167,11 +175,30 @@ export class Recipe {
     if (this.stack) await this.stack.setConfig(this.config);
   }
 
-  private async openStack(): Promise<Stack> {
-    if (this.stack) return this.stack;
+  /**
+   * `--policy-pack DIR`, each with the `--policy-pack-config FILE` that follows it. A DIR in node_modules
+   * is this repository's own (the job's `npm ci` installed nothing more).
+   */
+  private policyPacks(args: string[]): PolicyPackOptions[] {
+    const packs: PolicyPackOptions[] = [];
+    args.forEach((arg, i) => {
+      const value = args[i + 1];
+      if (arg === "--policy-pack") {
+        const local = path.resolve(this.cwd, value);
+        packs.push({ path: value.startsWith("node_modules/") ? path.join(REPO_ROOT, value) : local });
+      } else if (arg === "--policy-pack-config") {
+        packs[packs.length - 1].config = JSON.parse(fs.readFileSync(path.resolve(this.cwd, value), "utf8"));
+      }
+    });
+    return packs;
+  }
+
+  /** The recipe's stack; with policy packs, a Stack of its own over the same state, for one preview. */
+  private async openStack(policyPacks?: PolicyPackOptions[]): Promise<Stack> {
+    if (this.stack && !policyPacks) return this.stack;
     const env = { ...process.env, ...this.options.env };
     const backend = env.PULUMI_BACKEND_URL;
-    this.stack = await Stack.open({
+    const stack = await Stack.open({
       program: this.options.program,
       project: this.options.project,
       stack: this.stackName,
@@ -180,8 +207,10 @@ export class Recipe {
       stateFile: backend?.startsWith("file://")
         ? path.join(backend.slice("file://".length), `${this.stackName}.json`)
         : undefined,
+      policyPacks,
     });
-    return this.stack;
+    if (!policyPacks) this.stack = stack;
+    return stack;
   }
 
   private async startEmulator(line: string): Promise<void> {

@@ -5,17 +5,8 @@
  * them when read finds nothing; destroy deletes them.
  */
 import { OperationError, ResourceInitFailedError, Stack, StepError } from "../../testing";
+import { failureOf } from "../support/operations";
 import { notesConfig, notesWorld, plan, type NotesWorld } from "./notes-world";
-
-/** The failure an operation was rejected with. */
-async function failureOf(operation: Promise<unknown>): Promise<OperationError> {
-  const error = await operation.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(OperationError);
-  return error as OperationError;
-}
 
 describe("resources the provider made but could not finish", () => {
   let world: NotesWorld;

@@ -1,12 +1,16 @@
 /**
  * examples/yaml-fleet, the Pulumi YAML program of the native plugin, against the package schema: every
  * resource type, property, function, argument and result it uses exists, with the right types. The
- * checker itself is shown to catch each kind of mistake, so a clean answer means something.
+ * checker itself is shown to catch each kind of mistake, so a clean answer means something. Then the
+ * program itself, run through the native plugin, checked by the cost guard policy pack.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
+import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
+import { assertBuilt, ensurePackageLink } from "../../dev/self-link";
 import type { PackageSchema } from "../../provider/codegen/package-schema";
+import { costGuardPolicyPack, nativeFrontDoor, OperationError, secret, Stack } from "../../testing";
 import { REPO_ROOT } from "../harness";
 import { YamlProgramChecker } from "./yaml-program";
 
@@ -82,6 +86,57 @@ describe("the Pulumi YAML checker", () => {
       "config.count.default: expected integer, got string",
       "resources.i.properties.gpuNums: expected integer, got number",
       'outputs.missing: ${i.services[0].ssh.door}: gpucloud:index:ServiceOutputSsh has no "door"',
+    ]);
+  });
+});
+
+describe("examples/yaml-fleet through the native plugin, under the cost guard policy pack", () => {
+  // The YAML program run by dev/yaml-program.ts as Pulumi YAML runs it, its resources through the plugin.
+  let emulator: RunningEmulator;
+  let stack: Stack;
+  beforeAll(async () => {
+    assertBuilt();
+    ensurePackageLink();
+    emulator = await startEmulator({ port: 0, timeScale: 60, apiKeys: ["demo-key"] });
+    stack = await Stack.open({
+      program: path.join(REPO_ROOT, "dist", "dev", "yaml-fleet-program.js"),
+      project: "gpucloud-yaml-fleet",
+      stack: "test",
+      config: { "gpucloud:baseUrl": emulator.url, "gpucloud:apiKey": secret("demo-key") },
+      frontDoor: nativeFrontDoor(),
+      policyPacks: [costGuardPolicyPack({ "gpucloud-stack-hourly-budget": { maxHourlyCost: 5 } })],
+    });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await emulator?.close();
+  });
+
+  it("passes within budget: two instances of one 4090D each, 4.16 CNY/h", async () => {
+    const preview = await stack.preview();
+    expect(Object.fromEntries(preview.steps.map((s) => [s.name, `${s.type} ${s.op}`]))).toEqual({
+      "fleet-0": "gpucloud:index:Instance create",
+      "fleet-0-idle": "gpucloud:index:IdleClosePolicy create",
+      "fleet-1": "gpucloud:index:Instance create",
+      "fleet-1-idle": "gpucloud:index:IdleClosePolicy create",
+    });
+    expect(preview.policyViolations).toEqual([]);
+  });
+
+  it("fails the preview over budget when the stack's config asks for two GPUs each", async () => {
+    await stack.setConfig({
+      "gpucloud:baseUrl": emulator.url,
+      "gpucloud:apiKey": secret("demo-key"),
+      "gpucloud-yaml-fleet:gpuCount": "2",
+    });
+    const failed = await stack.preview().catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(OperationError);
+    expect((failed as OperationError).policyViolations.map((v) => v.message)).toEqual([
+      expect.stringContaining(
+        "The stack's 2 running instances would cost 7.92 CNY/h, over maxHourlyCost 5 CNY/h. The most expensive:\n" +
+          "  fleet-0: 3.96 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 2)\n" +
+          "  fleet-1: 3.96 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 2)\n",
+      ),
     ]);
   });
 });

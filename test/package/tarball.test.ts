@@ -1,6 +1,6 @@
 /**
  * What `npm pack` puts in the tarball users install: the entry points' compiled code and types, the native
- * plugin's folder and schema, and nothing of this repository's own (bench, demo, dev, examples, tests,
+ * plugin's folder and schema, the cost guard's policy pack folder, and nothing of this repository's own (bench, demo, dev, examples, tests,
  * sources, source maps).
  */
 import { execFile } from "node:child_process";
@@ -17,12 +17,14 @@ interface Manifest {
   bin: Record<string, string>;
   dependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
   devDependencies: Record<string, string>;
   engines: { node: string };
 }
 
-/** The compiled entry points, and the native plugin's folder and schema. */
-const SHIPPED = /^(dist\/(sdk|provider|emulator|testing)\/[^/].*\.(js|d\.ts)|plugin\/[^/]+|schema\.json)$/;
+/** The compiled entry points, the native plugin's folder and schema, and the cost guard's policy pack folder. */
+const SHIPPED =
+  /^(dist\/(sdk|provider|emulator|testing)\/[^/].*\.(js|d\.ts)|plugin\/[^/]+|policy-pack\/[^/]+|schema\.json)$/;
 
 describe("the published package", () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as Manifest;
@@ -110,6 +112,19 @@ describe("the published package", () => {
       fs.readFileSync(path.join(REPO_ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
     ) as { version: string };
     expect(installed.version).toBe("3.248.0");
+  });
+
+  it("asks for @pulumi/policy only of projects that run the cost guard (an optional peer)", () => {
+    expect(manifest.dependencies["@pulumi/policy"]).toBeUndefined();
+    expect(manifest.peerDependencies["@pulumi/policy"]).toBe("^1.21.0");
+    expect(manifest.peerDependenciesMeta["@pulumi/policy"]).toEqual({ optional: true });
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "policy-pack/PulumiPolicy.yaml",
+        "policy-pack/index.js",
+        "policy-pack/package.json",
+      ]),
+    );
   });
 
   it("claims the Node versions it is tested on: 20 (npm test), 22 (npm run test:e2e)", () => {

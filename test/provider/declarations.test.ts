@@ -66,19 +66,25 @@ describe("the public declarations", () => {
     }
   });
 
-  it("of pulumi-gpucloud/sdk, /emulator, /testing, /dynamic and /native name neither fastify nor zod", () => {
+  it("of pulumi-gpucloud/sdk, /emulator, /testing, /dynamic, /native and /policy name neither fastify nor zod", () => {
     const entries = [
       "sdk/index",
       "emulator/index",
       "testing/index",
       "provider/dynamic",
       "provider/native/index",
+      "provider/policy/index",
     ];
     for (const entry of entries) {
       const { packages } = closure(path.join(DIST, `${entry}.d.ts`));
       const foreign = [...packages].filter((p) => /^(fastify|@fastify|zod|pino)(\/|$)/.test(p));
       expect({ entry, foreign }).toEqual({ entry, foreign: [] });
     }
+  });
+
+  it("of pulumi-gpucloud/testing name no @pulumi/policy, which a project without the cost guard does not install", () => {
+    const { packages } = closure(path.join(DIST, "testing", "index.d.ts"));
+    expect([...packages].filter((p) => p.startsWith("@pulumi/policy"))).toEqual([]);
   });
 
   it("of pulumi-gpucloud reach neither the resource definitions nor their framework", () => {

@@ -1,0 +1,68 @@
+/**
+ * A stack of 1,000 instances, each with an idle policy, through every policy of the cost guard: the
+ * answers are right at that size, and the time it takes is reported (a figure, not an assertion).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
+import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { costGuardPolicies, stackHourlyBudget } from "../../provider/policy";
+import { reportFigure } from "../support/figures";
+import { checkResource, checkStack, DYNAMIC, instance, resource, type Outcome } from "./stack-view";
+
+const KEY = "scale-key";
+const COUNT = 1000;
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, timeScale: 0, apiKeys: [KEY] });
+  pulumi.runtime.setAllConfig({ "gpucloud:baseUrl": emulator.url, "gpucloud:apiKey": KEY }, [
+    "gpucloud:apiKey",
+  ]);
+});
+afterAll(() => emulator.close());
+
+it(`checks a stack of ${COUNT} instances and their idle policies, and reports how long every policy took`, async () => {
+  const instances = Array.from({ length: COUNT }, (_, i) =>
+    instance(`fleet-${i}`, { instanceUuid: `uuid-${i}` }),
+  );
+  const policies = instances.map((_, i) =>
+    resource(DYNAMIC, "IdleClosePolicy", `fleet-${i}-idle`, {
+      instanceUuid: `uuid-${i}`,
+      idlePeriodMinutes: 30,
+    }),
+  );
+  const stack = [...instances, ...policies];
+  // The price lists are read once per run; the first read is not what this measures.
+  await checkStack(stackHourlyBudget, instances.slice(0, 1));
+
+  const outcomes: Outcome[] = [];
+  const timed = async (check: () => Promise<void>) => {
+    const started = process.hrtime.bigint();
+    await check();
+    return (Number(process.hrtime.bigint() - started) / 1e6).toFixed(0);
+  };
+  const stackMs = await timed(async () => {
+    for (const policy of costGuardPolicies.filter((p) => "validateStack" in p)) {
+      outcomes.push(await checkStack(policy as StackValidationPolicy, stack));
+    }
+  });
+  const resourceMs = await timed(async () => {
+    for (const policy of costGuardPolicies.filter((p) => !("validateStack" in p))) {
+      for (const shown of stack)
+        outcomes.push(await checkResource(policy as ResourceValidationPolicy, shown));
+    }
+  });
+  reportFigure(
+    "cost guard, 1,000 instances",
+    `the stack policies ${stackMs} ms over ${COUNT} instances and ${COUNT} idle policies; ` +
+      `the resource policies ${resourceMs} ms for all ${stack.length} resources, one by one`,
+  );
+
+  const reported = outcomes.flatMap((o) => o.violations.map((v) => v.message.split(",")[0]));
+  // 1,000 × 2.08 CNY/h is over the default budget, and 1,000 GPUs over the default stack cap; all else holds.
+  expect(reported).toEqual([
+    "The stack's 1000 running instances would cost 2080 CNY/h",
+    "The stack's 1000 running instances would have 1000 GPUs together",
+  ]);
+  expect(outcomes.every((o) => o.cannotRun === undefined)).toBe(true);
+});

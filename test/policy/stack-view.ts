@@ -1,0 +1,144 @@
+/**
+ * Resources as the policy SDK hands them to a policy: properties behind the SDK's own unknown-checking
+ * proxy (a preview's unknowns throw its UnknownValueError when read), dependencies as resources. And a
+ * policy run the way the SDK runs one: what it reports, or, when it lets an unknown through, that it
+ * cannot run until `up` (the SDK reports that as advisory).
+ */
+import type {
+  PolicyResource,
+  ReportViolation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationPolicy,
+} from "@pulumi/policy";
+import { UNKNOWN } from "../../testing/wire";
+
+/** The SDK's proxy and its error: exported at run time, left out of its declarations. */
+const { unknownCheckingProxy, UnknownValueError } = require("@pulumi/policy") as {
+  unknownCheckingProxy<T extends object>(props: T): T;
+  UnknownValueError: new (...args: never[]) => Error;
+};
+
+export { UNKNOWN };
+
+export const DYNAMIC = "pulumi-nodejs:dynamic/gpucloud:";
+export const NATIVE = "gpucloud:index:";
+
+export interface Links {
+  dependencies?: PolicyResource[];
+  propertyDependencies?: Record<string, PolicyResource[]>;
+}
+
+/** A resource of the stack `test` of project `p`, of type `<tokens><kind>`. */
+export function resource(
+  tokens: string,
+  kind: string,
+  name: string,
+  props: Record<string, unknown>,
+  links: Links = {},
+): PolicyResource {
+  const type = `${tokens}${kind}`;
+  return {
+    type,
+    name,
+    urn: `urn:pulumi:test::p::${type}::${name}`,
+    props: unknownCheckingProxy(props),
+    opts: {
+      protect: false,
+      ignoreChanges: [],
+      aliases: [],
+      customTimeouts: {} as never,
+      additionalSecretOutputs: [],
+    },
+    dependencies: links.dependencies ?? [],
+    propertyDependencies: links.propertyDependencies ?? {},
+    isType: () => false,
+    asType: () => undefined,
+  };
+}
+
+/** A running instance of pod ComfyUI (0.2 CNY/h) on `gpuNums` 4090D GPUs (1.88 CNY/h each), from the seed. */
+export function instance(
+  name: string,
+  props: Record<string, unknown> = {},
+  tokens = DYNAMIC,
+  links: Links = {},
+): PolicyResource {
+  return resource(
+    tokens,
+    "Instance",
+    name,
+    { podUuid: POD_COMFYUI, gpuUuid: GPU_4090D, gpuNums: 1, title: name, running: true, ...props },
+    links,
+  );
+}
+
+export const POD_COMFYUI = "pod-3e8c1f0a9b7d6e54";
+export const GPU_4090D = "gpu-7c2f4090d5e6f7a8";
+export const GPU_5090 = "gpu-9d3a5090b9c0d1e2";
+
+/** What a policy did with what it was shown. */
+export interface Outcome {
+  violations: { message: string; urn?: string }[];
+  /** The unknown it let through: the SDK reports the policy as unable to run until `up`. */
+  cannotRun?: string;
+}
+
+function recorder(): { outcome: Outcome; report: ReportViolation } {
+  const outcome: Outcome = { violations: [] };
+  const report: ReportViolation = (message: string, urn?: string) => {
+    outcome.violations.push(urn === undefined ? { message } : { message, urn });
+  };
+  return { outcome, report };
+}
+
+async function outcomeOf(run: (report: ReportViolation) => Promise<void> | void): Promise<Outcome> {
+  const { outcome, report } = recorder();
+  try {
+    await run(report);
+  } catch (err) {
+    if (!(err instanceof UnknownValueError)) throw err;
+    outcome.cannotRun = err.message;
+  }
+  return outcome;
+}
+
+const notApplicable = (reason?: string): never => {
+  throw new Error(`not applicable: ${reason}`);
+};
+
+export function checkStack(
+  policy: StackValidationPolicy,
+  resources: PolicyResource[],
+  config: object = {},
+): Promise<Outcome> {
+  return outcomeOf((report) =>
+    policy.validateStack(
+      { resources, stackTags: new Map(), getConfig: <T>() => config as T, notApplicable },
+      report,
+    ),
+  );
+}
+
+export function checkResource(
+  policy: ResourceValidationPolicy,
+  shown: PolicyResource,
+  config: object = {},
+): Promise<Outcome> {
+  const args: ResourceValidationArgs = {
+    type: shown.type,
+    name: shown.name,
+    urn: shown.urn,
+    props: shown.props,
+    opts: shown.opts,
+    stackTags: new Map(),
+    isType: () => false,
+    asType: () => undefined,
+    getConfig: <T>() => config as T,
+    notApplicable,
+  };
+  const validations = [policy.validateResource ?? []].flat();
+  return outcomeOf(async (report) => {
+    for (const validate of validations) await validate(args, report);
+  });
+}
