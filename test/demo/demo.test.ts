@@ -135,6 +135,7 @@ describe("what the demo prints of the cloud", () => {
           changes: [{ name: "title", old: title, new: "fleet-0", secret: false, replaces: false }],
         },
       ],
+      policyViolations: [],
     };
     const printed = [...planLines(result, style(false)), ...outputLines(result.outputs)];
     expect(terminalControls(printed.join("\n"))).toEqual([]);
