@@ -112,7 +112,7 @@ export function resolveRecord(
 function resolutionMs(ctx: ProviderContext): number {
   const t = recoveryTiming(ctx.settings);
   const claimMs = 2 * t.requestMs + t.claimWriteMs + t.settledAfterSendMs + t.rivalsLandedMs;
-  return t.graceMs + claimMs + 4 * t.pollIntervalMs;
+  return t.graceMs + claimMs + 4 * t.roundMs;
 }
 
 /**

@@ -12,7 +12,8 @@
  * (timing.ts): by then any creator that got its answer has marked it. An instance a create of this
  * process answered for, or a state of this process holds, is never a candidate (taken.ts).
  *
- * Each poll interval it reads a fresh listing and applies:
+ * Each round (a poll interval, at least a quarter of the request timeout) it reads a fresh listing and
+ * applies:
  * - the grace, counted from when this process first saw the instance unmarked;
  * - the claim (claim.ts) before anything is adopted, candidates given out by a maximum matching of
  *   windows (matching.ts), oldest first;
@@ -131,7 +132,7 @@ class Reconciler {
     this.running = true;
     while (this.entries.size > 0) {
       await this.round();
-      if (this.entries.size > 0) await sleep(this.timing.pollIntervalMs);
+      if (this.entries.size > 0) await sleep(this.timing.roundMs);
     }
     this.running = false;
     this.previous = undefined;

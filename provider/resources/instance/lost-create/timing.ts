@@ -16,6 +16,12 @@ const LATE_COMMIT_T = 3;
 const MARK_WINDOW_T = 2;
 /** A claim sends its token within this many T of the answer to the read that found the instance unmarked. */
 const CLAIM_WRITE_T = 1;
+/**
+ * The reconciler lists at most once per this share of T: what it waits for (a late commit, a mark, the
+ * grace) moves on the scale of T, and listing faster would only load a cloud that is already losing
+ * answers.
+ */
+const ROUND_SHARE_OF_T = 0.25;
 
 export interface RecoveryTiming {
   /** T: one request's timeout. */
@@ -42,6 +48,8 @@ export interface RecoveryTiming {
    */
   rivalsLandedMs: number;
   pollIntervalMs: number;
+  /** How often the reconciler lists: the poll interval, but never more often than ROUND_SHARE_OF_T. */
+  roundMs: number;
 }
 
 export function recoveryTiming(
@@ -60,6 +68,7 @@ export function recoveryTiming(
     claimWriteMs,
     rivalsLandedMs: t + claimWriteMs + settledAfterSendMs,
     pollIntervalMs: settings.pollIntervalMs,
+    roundMs: Math.max(settings.pollIntervalMs, ROUND_SHARE_OF_T * t),
   };
 }
 
