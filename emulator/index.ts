@@ -8,7 +8,9 @@ export { seededRandom } from "./core/random";
 // The emulator's internals, for this repository's tests, bench and demo. Marked @internal, they stay out
 // of the published declarations (stripInternal), whose modules would bring fastify's and zod's own.
 /** @internal */
-export { API_BASE, ADMIN_BASE, BODY_LIMIT, Emulator } from "./server";
+export { Emulator } from "./server";
+/** @internal */
+export { API_BASE, ADMIN_BASE, BODY_LIMIT } from "./core/controls";
 /** @internal */
 export type { Room, RoomContext } from "./core/room";
 /** @internal */
@@ -23,9 +25,9 @@ export {
   IDLE_CHECK_SECONDS,
   PLATFORM_IDLE_THRESHOLD,
   BILLING_PERIOD_SECONDS,
-  CHARGING_TYPE,
-  STATUS as INSTANCE_STATUS,
 } from "./instances/store";
+/** @internal */
+export { CHARGING_TYPE, STATUS as INSTANCE_STATUS } from "./instances/codes";
 /** @internal */
 export { SAVE_IMAGE_SECONDS } from "./images/store";
 /** @internal */

@@ -6,6 +6,7 @@ import { CatalogueStore } from "./catalogue/store";
 import { answerConsoleRefusal, consoleAreaOf, registerConsole } from "./console/routes";
 import { AccessGuard, type Area, isLoopbackAddress } from "./core/access";
 import { registerAdminRoutes } from "./core/admin";
+import { ADMIN_BASE, API_BASE, BODY_LIMIT, type EmulatorControls } from "./core/controls";
 import { bearerKey, fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
 import { errorStatusMode, installErrorHandling, sendError } from "./core/envelope";
@@ -31,10 +32,6 @@ import type { EmulatorOptions } from "./emulator-options";
 
 export type { EmulatorOptions } from "./emulator-options";
 
-export const API_BASE = "/api/open/v2";
-export const ADMIN_BASE = "/_emulator";
-/** Bodies above this answer 413 (assets set their own, larger limit on their route). */
-export const BODY_LIMIT = 1024 * 1024;
 const TICK_MS = 250;
 /** Changes made by the clock alone are saved at most this often; they replay from the saved clock anyway. */
 const TICK_SAVE_MS = 1000;
@@ -67,7 +64,7 @@ declare module "fastify" {
 }
 
 /** The whole emulator: shared core, the room list, the HTTP app and the real-time ticker. */
-export class Emulator {
+export class Emulator implements EmulatorControls {
   readonly clock: SimClock;
   readonly keys = new KeyRing();
   readonly wallet: Wallet;

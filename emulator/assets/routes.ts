@@ -5,7 +5,8 @@ import { ApiError, paramError } from "../core/errors";
 import { ok } from "../core/envelope";
 import { parseQuery } from "../core/validation";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { AssetStore, MAX_ASSET_BYTES, UploadedFile, UploadFields } from "./store";
+import { MAX_ASSET_BYTES } from "./state";
+import { AssetStore, UploadedFile, UploadFields } from "./store";
 import { type AssetSnapshot, assetsStateSchema } from "./state";
 import { measureUpload } from "./upload";
 

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { characters, choice, nonEmpty, seconds, text } from "../core/state-schema";
 import { MEDIA_TYPES } from "./media-types";
-import { MAX_ASSET_BYTES, MAX_FILENAME_CHARACTERS } from "./store";
+
+/** Spec Limits: "100 MB per file"; read as MiB, the larger of the two readings. */
+export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
+/** Spec is silent; the common file-system limit, so a stored name stays small. */
+export const MAX_FILENAME_CHARACTERS = 255;
 
 /** An uploaded asset as the store keeps it: its measure, never its content. */
 export const assetRecordSchema = z.strictObject({

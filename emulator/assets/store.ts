@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { ApiError, paramError } from "../core/errors";
-import type { KnownState } from "../core/room";
+import type { KnownState } from "../core/state-schema";
 import { requireUser } from "../core/state-schema";
 import { inferMimeType, isMediaType, MEDIA_TYPES, MediaType, mediaTypeOfMime } from "./media-types";
-import type { AssetRecord, AssetSnapshot } from "./state";
+import { MAX_FILENAME_CHARACTERS, type AssetRecord, type AssetSnapshot } from "./state";
 
 export type { AssetRecord } from "./state";
 
@@ -40,13 +40,9 @@ export interface Asset {
   original_filename: string;
 }
 
-/** Spec Limits: "100 MB per file"; read as MiB, the larger of the two readings. */
-export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_TTL_HOURS = 48;
 /** Spec is silent on a maximum validity; a month keeps "temporary input" temporary. */
 export const MAX_TTL_HOURS = 720;
-/** Spec is silent; the common file-system limit, so a stored name stays small. */
-export const MAX_FILENAME_CHARACTERS = 255;
 const ASSET_HOST = "https://assets.gpucloud-emulator.invalid";
 const SIGNING_SECRET = "gpucloud-emulator-asset-signing";
 

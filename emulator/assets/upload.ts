@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { altError } from "../core/errors";
-import { MAX_ASSET_BYTES, UploadedFile } from "./store";
+import { MAX_ASSET_BYTES } from "./state";
+import { UploadedFile } from "./store";
 
 const HEAD_BYTES = 64;
 

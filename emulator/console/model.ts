@@ -13,7 +13,7 @@ import { InstancesRoom } from "../instances/routes";
 import type { IdlePolicy, InstanceView, Utilization } from "../instances/store";
 import { ModelRunsRoom } from "../model-runs/routes";
 import type { ModelRunStore } from "../model-runs/store";
-import type { Emulator } from "../server";
+import type { EmulatorControls } from "../core/controls";
 import { statusName } from "./format";
 import { WorkflowsRoom } from "../workflows/routes";
 import type { WorkflowStore } from "../workflows/store";
@@ -67,7 +67,7 @@ export interface Account {
 export class ConsoleModel {
   private readonly account: AccountStore;
 
-  constructor(private readonly emulator: Emulator) {
+  constructor(private readonly emulator: EmulatorControls) {
     this.account = new AccountStore(emulator.wallet);
   }
 

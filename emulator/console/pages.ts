@@ -1,4 +1,5 @@
-import { IDLE_PERIODS, PLATFORM_IDLE_THRESHOLD, SKIP_THRESHOLD, STATUS } from "../instances/store";
+import { IDLE_PERIODS, STATUS } from "../instances/codes";
+import { PLATFORM_IDLE_THRESHOLD, SKIP_THRESHOLD } from "../instances/store";
 import type { IdlePolicy, ServerMapEntry, Utilization } from "../instances/store";
 import { faultSchema, type Fault } from "../core/faults";
 import type { LoggedRequest } from "../core/requestlog";

@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Area, Refusal } from "../core/access";
 import { toApiError } from "../core/envelope";
 import { ApiError, notFound } from "../core/errors";
-import type { Emulator } from "../server";
-import { API_BASE, BODY_LIMIT } from "../server";
+import { API_BASE, BODY_LIMIT, type EmulatorControls } from "../core/controls";
 import { CONSOLE_ACTIONS, type Form } from "./actions";
 import { html } from "./html";
 import {
@@ -27,7 +26,7 @@ import { CONSOLE_STYLES } from "./styles";
  * parse and answer. Its onRoute hook must be added before the API's routes, to list their paths for the
  * fault form.
  */
-export function registerConsole(app: FastifyInstance, emulator: Emulator): void {
+export function registerConsole(app: FastifyInstance, emulator: EmulatorControls): void {
   const apiPaths = new Set<string>();
   app.addHook("onRoute", (route) => {
     // Faults match exact paths, so a parametric route (/assets/:asset_id) cannot be offered.

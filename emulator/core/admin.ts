@@ -5,7 +5,7 @@ import { ApiError, paramError } from "./errors";
 import { faultSchema } from "./faults";
 import { StateProblem } from "./state-schema";
 import { amount, parseBody } from "./validation";
-import type { Emulator } from "../server";
+import type { EmulatorControls } from "./controls";
 
 /** A snapshot holds every run's inputs: it may be far larger than an API body. */
 const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024;
@@ -17,7 +17,7 @@ const SECRET_KEYS = new Set(["password", "key"]);
  * The admin API (DESIGN §5): outside the API base, no key, no rate limit, no faults. Answers are plain
  * JSON (GET /_emulator/clock is `{"now": N}` as DESIGN §5 shows); failures use the API envelope.
  */
-export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator): void {
+export function registerAdminRoutes(admin: FastifyInstance, emulator: EmulatorControls): void {
   admin.post("/reset", async () => {
     await emulator.reset();
     return { reset: true, now: emulator.clock.now() };
@@ -98,7 +98,7 @@ export function registerAdminRoutes(admin: FastifyInstance, emulator: Emulator):
   });
 }
 
-function userNamed(emulator: Emulator, userOrKey: string): string {
+function userNamed(emulator: EmulatorControls, userOrKey: string): string {
   if (emulator.wallet.hasUser(userOrKey)) return userOrKey;
   const owner = emulator.keys.userOfKey(userOrKey);
   if (owner !== undefined) return owner;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { chunk, type Chunks } from "./settled-json";
+import type { KnownState } from "./state-schema";
 import type { Wallet } from "./wallet";
 
 /**
@@ -38,12 +39,6 @@ export interface Room<State = unknown> {
   reset(): void;
   nextDueAt?(): number | undefined;
   runDue?(now: number): void;
-}
-
-/** What the rest of a state document holds, for a room to check its records' references against. */
-export interface KnownState {
-  users: ReadonlySet<string>;
-  reservations: ReadonlySet<string>;
 }
 
 /** What the server hands to every room when building it. */

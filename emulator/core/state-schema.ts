@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { KnownState } from "./room";
 import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "./validation";
 
 /**
@@ -9,6 +8,12 @@ import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "./validation"
  * of at most 50 characters, a run's inputs of at most 64 KiB, the statuses there are) and known
  * fields only (strict objects): a document the API could never have made is refused, not kept.
  */
+
+/** What the rest of a state document holds, for a room to check its records' references against. */
+export interface KnownState {
+  users: ReadonlySet<string>;
+  reservations: ReadonlySet<string>;
+}
 
 /** Simulated Unix seconds: every time the emulator keeps is a whole second. */
 export const seconds = z.int().min(0);

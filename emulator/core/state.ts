@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { type KeyRing, keyRingStateSchema } from "./auth";
 import type { SimClock } from "./clock";
-import type { KnownState, Room } from "./room";
+import type { Room } from "./room";
+import type { KnownState } from "./state-schema";
 import { chunk, type Chunks } from "./settled-json";
 import { parseState, requireUser, seconds, StateProblem } from "./state-schema";
 import { type Wallet, walletStateSchema } from "./wallet";

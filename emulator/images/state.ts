@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { characters, nonEmpty, seconds, text } from "../core/state-schema";
 import { oneOfInts } from "../core/validation";
-import { TITLE_MAX } from "../instances/store";
-import { SAVE_STATUS } from "./store";
+import { TITLE_MAX } from "../instances/codes";
+import { SAVE_STATUS } from "./codes";
 
 const saveStatus = oneOfInts(Object.values(SAVE_STATUS));
 

@@ -1,16 +1,13 @@
 import { DEFAULT_DURATIONS } from "../core/durations";
 import { notFound } from "../core/errors";
-import type { KnownState } from "../core/room";
+import type { KnownState } from "../core/state-schema";
 import { dueByNow, earliestDue } from "../core/schedule";
 import { requireUser } from "../core/state-schema";
+import { SAVE_STATUS } from "./codes";
 import type { ImageRecord } from "./state";
 
 /** How long saving an instance as an image takes by default (`--durations save_image=S`). */
 export const SAVE_IMAGE_SECONDS = DEFAULT_DURATIONS.save_image;
-
-// api-v2.md, Personal image.
-/** save_image_status values. */
-export const SAVE_STATUS = { UPLOADING: 1, SUCCEEDED: 2, FAILED: 3 } as const;
 
 export interface PersonalImage {
   title: string;

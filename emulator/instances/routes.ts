@@ -3,15 +3,8 @@ import { z } from "zod";
 import { ok } from "../core/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/validation";
-import {
-  CHARGING_TYPE,
-  GPU_NUMS,
-  IDLE_PERIODS,
-  type InstancesConfig,
-  InstancesStore,
-  STATUS,
-  TITLE_MAX,
-} from "./store";
+import { CHARGING_TYPE, GPU_NUMS, IDLE_PERIODS, STATUS, TITLE_MAX } from "./codes";
+import { type InstancesConfig, InstancesStore } from "./store";
 import { type InstanceRecord, instancesStateSchema } from "./state";
 
 const uuid = z.string().min(1, { message: "is required" });

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { characters, nonEmpty, seconds, text } from "../core/state-schema";
 import { oneOfInts } from "../core/validation";
-import { SAVE_STATUS } from "../images/store";
-import { CHARGING_TYPE, GPU_NUMS, IDLE_PERIODS, STATUS, TITLE_MAX } from "./store";
+import { SAVE_STATUS } from "../images/codes";
+import { CHARGING_TYPE, GPU_NUMS, IDLE_PERIODS, STATUS, TITLE_MAX } from "./codes";
 
 /**
  * An instance as the store keeps it, and as the state file and snapshots hold it. The schema is the

@@ -2,31 +2,18 @@ import Decimal from "decimal.js";
 import { DEFAULT_DURATIONS, type DurationName, type Durations } from "../core/durations";
 import { ApiError, businessError, notFound, paramError, wrongState } from "../core/errors";
 import { newSecret } from "../core/ids";
-import type { KnownState } from "../core/room";
+import type { KnownState } from "../core/state-schema";
 import { requireReservation, requireUser } from "../core/state-schema";
 import type { Wallet } from "../core/wallet";
 import type { WebService } from "../catalogue/entries";
 import type { CatalogueStore } from "../catalogue/store";
 import { marketImageName } from "../catalogue/seed";
-import { SAVE_STATUS, type ImagesStore } from "../images/store";
+import { SAVE_STATUS } from "../images/codes";
+import type { ImagesStore } from "../images/store";
+import { CHARGING_TYPE, STATUS } from "./codes";
 import type { IdlePolicy, InstanceRecord, Utilization } from "./state";
 
 export type { IdlePolicy, Utilization } from "./state";
-
-// api-v2.md, States and transitions; names from field-notes.md.
-/** Instance status codes. */
-export const STATUS = {
-  CREATED: 0,
-  STARTING: 1,
-  RUNNING: 2,
-  SHUTTING_DOWN_LEGACY: 3,
-  STOPPED_LEGACY: 4,
-  SHUTTING_DOWN: 21,
-  STOPPED: 22,
-  STOPPED_ABNORMAL: 23,
-  RESTARTING_FROM_STOP: 24,
-  RESTARTING: 27,
-} as const;
 
 /**
  * Power operations as data: from which statuses an operation is allowed,
@@ -79,17 +66,9 @@ const BILLED_STATUSES: readonly number[] = [
   STATUS.RESTARTING,
 ];
 
-// api-v2.md, Instance: charging_type values are not shown.
-/** charging_type values, the emulator's choice: 1 hourly, 2 subscription. */
-export const CHARGING_TYPE = { PAY_AS_YOU_GO: 1, SUBSCRIPTION: 2 } as const;
-
-export const GPU_NUMS = [1, 2, 4, 8] as const;
-export const TITLE_MAX = 50;
 export const BILLING_PERIOD_SECONDS = 3600;
 
-// api-v2.md, set_idle_close.
 /** Idle-close. */
-export const IDLE_PERIODS = [0, 10, 30, 60, 120] as const;
 export const IDLE_CHECK_SECONDS = 60;
 /** Threshold 0 means "the platform-wide threshold", whose value is not shown; the emulator uses 5 %. */
 export const PLATFORM_IDLE_THRESHOLD = 5;

@@ -1,6 +1,6 @@
 import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/errors";
-import type { KnownState } from "../core/room";
+import type { KnownState } from "../core/state-schema";
 import { dueByNow, earliestDue } from "../core/schedule";
 import { chunk, type Chunks, SettledJson } from "../core/settled-json";
 import { requireReservation, requireUser, StateProblem } from "../core/state-schema";

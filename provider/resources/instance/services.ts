@@ -13,7 +13,7 @@ import {
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { cancelledWhile, isCancelled, messageOf } from "../../framework/errors";
-import type { ConvergeDeadline } from "./converge";
+import type { ConvergeDeadline } from "./deadline";
 import { RUNNING } from "./cloud";
 import { instanceReads } from "./reads";
 
