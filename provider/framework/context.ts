@@ -1,10 +1,13 @@
 /**
- * What every resource operation runs with: the settings and one client per provider process. This
- * module is provider-process state (the serialized shim requires it at call time), never state.
+ * What every resource operation runs with: the settings, the client, and this provider process's
+ * memory (provider-process.ts). The one ProviderProcess of the process lives here: the dynamic
+ * providers' serialized shim requires this module at call time, so every operation of the process
+ * reaches the same one.
  */
 import { EndpointNotFoundError, GpuCloudClient, GpuCloudError, isTransientError } from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
 import { OperationCancelledError } from "./errors";
+import { ProviderProcess, type ConfigSource, type WarningSink } from "./provider-process";
 import {
   ConfigurationError,
   settingProblems,
@@ -23,38 +26,37 @@ export interface ProviderContext {
    * it, so a request under way finishes (within its own timeout) and its outcome stays known.
    */
   signal?: AbortSignal;
+  /** What this provider process remembers between operations. */
+  process: ProviderProcess;
 }
 
-/** What the dynamic-provider server hands to `configure` (its `req.config`); keys are fully qualified. */
-export interface ConfigSource {
-  get(key: string): string | undefined;
-}
+export type { ConfigSource } from "./provider-process";
 
-let configSource: ConfigSource | undefined;
-let cached: { key: string; client: GpuCloudClient } | undefined;
+const thisProcess = new ProviderProcess();
+
+/** This provider process's memory, for what runs outside an operation (Diff, Configure). */
+export function providerProcess(): ProviderProcess {
+  return thisProcess;
+}
 
 /** Called by every resource's `configure`: keys are fully qualified, secrets already unwrapped. */
 export function configure(source: ConfigSource): void {
-  configSource = source;
+  thisProcess.configure(source);
 }
 
 /** A fully qualified config key (`gpucloud:apiKey`) as Configure gave it to this provider process; undefined in a program. */
 export function configuredValue(key: string): string | undefined {
-  return configSource?.get(key);
+  return thisProcess.configuredValue(key);
 }
-
-type WarningSink = (message: string) => void;
-
-let warningSink: WarningSink = (message) => process.stderr.write(`warning: ${message}\n`);
 
 /** Something the user should know that does not fail the operation. Goes to stderr unless a provider server routes it. */
 export function warn(message: string): void {
-  warningSink(message);
+  thisProcess.warn(message);
 }
 
 /** Where warnings go from now on (the native plugin: the engine's log). */
 export function routeWarnings(sink: WarningSink): void {
-  warningSink = sink;
+  thisProcess.routeWarnings(sink);
 }
 
 /**
@@ -75,11 +77,7 @@ export function providerSettings(env: NodeJS.ProcessEnv = process.env): Provider
 export function providerContext(): ProviderContext {
   const settings = providerSettings();
   const key = `${settings.baseUrl}\n${settings.apiKey}\n${settings.requestTimeoutMs}`;
-  if (cached?.key !== key) {
-    void cached?.client.close();
-    cached = { key, client: clientFor(settings) };
-  }
-  return { api: cached.client, settings };
+  return { api: thisProcess.client(key, () => clientFor(settings)), settings, process: thisProcess };
 }
 
 /**

@@ -5,7 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { autonamed, type Naming } from "./autoname";
 import { checkInputs, RESOURCE_NAME_KEY, type CheckFailure } from "./check";
-import { assertSettingsWellFormed, configure, runOperation } from "./context";
+import { assertSettingsWellFormed, configure, providerProcess, runOperation } from "./context";
 import {
   inputNames,
   stateOutputs,
@@ -52,7 +52,7 @@ export function diffResource(
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
 ): ResourceDiff {
-  definition.diffed?.(id, olds);
+  definition.diffed?.(providerProcess(), id, olds);
   // An input absent on either side is at its default: stored before the input existed, or not checked.
   const [before, after] = [withInputDefaults(definition, olds), withInputDefaults(definition, news)];
   return diffInputs(

@@ -4,7 +4,7 @@ import { instanceStatusName, NotFoundError, type Instance as CloudInstance } fro
 import { warn, type ProviderContext } from "../framework/context";
 import { defineResource, type Inputs } from "../framework/define-resource";
 import { CANNOT_RUN } from "./instance/cloud";
-import { instanceUnlessGone } from "./instance/reads";
+import { instanceReads } from "./instance/memory";
 import { messageOf } from "../framework/errors";
 
 /** The resource's type name; its reads share instance walks under it (InstanceReads.read). */
@@ -84,7 +84,7 @@ function reportedPolicy(cloud: CloudInstance): IdleClosePolicyInputs | "none" | 
 async function whyPolicyIsMoot(ctx: ProviderContext, instanceUuid: string): Promise<string | undefined> {
   let cloud: CloudInstance | undefined;
   try {
-    cloud = await instanceUnlessGone(ctx.api, instanceUuid, POLICY);
+    cloud = await instanceReads(ctx).unlessGone(instanceUuid, POLICY);
   } catch {
     // Nothing more is known: the refusal stands.
     return undefined;
@@ -108,7 +108,7 @@ export const idleClosePolicy = defineResource({
   },
   async read(ctx, id, olds) {
     // The instance gone means the policy is gone.
-    const cloud = await instanceUnlessGone(ctx.api, id, POLICY);
+    const cloud = await instanceReads(ctx).unlessGone(id, POLICY);
     const policy = cloud && reportedPolicy(cloud);
     if (policy === undefined || policy === "none") return undefined;
     return { inputs: policy === "unreported" ? olds : policy, cloud: undefined };
@@ -131,7 +131,7 @@ export const idleClosePolicy = defineResource({
     }
   },
   async import(ctx, id) {
-    const cloud = await instanceUnlessGone(ctx.api, id, POLICY);
+    const cloud = await instanceReads(ctx).unlessGone(id, POLICY);
     const policy = cloud && reportedPolicy(cloud);
     if (policy === undefined || policy === "none") {
       throw new Error(

@@ -14,7 +14,8 @@ import { exactlyOneOf, parsedOrExplained } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
 import { isCancelled, messageOf, ResourceInitError } from "../framework/errors";
-import { serialised } from "../framework/serialised";
+import { OneAtATime } from "../framework/one-at-a-time";
+import type { ProcessMemory } from "../framework/provider-process";
 
 const PersonalImageInputs = z.object({
   instanceUuid: z
@@ -80,10 +81,12 @@ async function findImage(
  * cloud shows no save started, it failed before doing anything, and waiting for it would only time out.
  * Once the image is listed it exists, and no failure after that forgets it (untilSaved).
  */
+const SAVES: ProcessMemory<OneAtATime> = { name: "PersonalImage saves", create: () => new OneAtATime() };
+
 async function save(ctx: ProviderContext, inputs: PersonalImageInputs): Promise<CloudImage> {
   const { api } = ctx;
   const instanceUuid = inputs.instanceUuid!;
-  return serialised("save_image", async () => {
+  return ctx.process.memory(SAVES).run(async () => {
     // One deadline for the whole save, counted once this save's turn has come.
     const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
     const before = (await api.images.list({ signal: ctx.signal })).image_list.map((i) => i.uuid);

@@ -11,7 +11,7 @@ import type { InstanceInputs } from "./inputs";
 import { isClaimToken } from "./lost-create/claim";
 import { convergeDeadline, waitOptions } from "./deadline";
 import { changePower } from "./power";
-import { instanceReads } from "./reads";
+import { instanceReads } from "./memory";
 import { waitForServices } from "./services";
 import { assertTimerAhead } from "./timer";
 
@@ -70,7 +70,7 @@ export async function converge(
   created?: CloudInstance,
 ): Promise<CloudInstance> {
   const { api } = ctx;
-  const reads = instanceReads(api);
+  const reads = instanceReads(ctx);
   const deadline = convergeDeadline(ctx, news);
   let cloud = created ?? (await reads.info(instanceUuid));
   const plan = planConverge(cloud, olds, news);

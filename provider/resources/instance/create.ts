@@ -24,21 +24,13 @@ import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./cre
 import type { InstanceInputs } from "./inputs";
 import { newClaimantId } from "./lost-create/claim";
 import { pendingCreateError, unresolvedError } from "./lost-create/pending-record";
-import {
-  recordReturned,
-  recordSettled,
-  releaseClaim,
-  resolveByAdoption,
-  resolveRecord,
-  takeRecord,
-} from "./lost-create/pending-resolution";
-import { reconcilerFor, type Claimant } from "./lost-create/reconciler";
-import { markTaken } from "./lost-create/taken";
+import { releaseClaim } from "./lost-create/pending-resolution";
+import type { Claimant } from "./lost-create/reconciler";
 import { recoveryTiming } from "./lost-create/timing";
 import { openWindow } from "./lost-create/window";
 import { markAnswered } from "./owner-mark";
 import { NEXT_STEP, PowerChangeUnsettledError } from "./power";
-import { instanceReads } from "./reads";
+import { instanceMemory, instanceReads } from "./memory";
 import { assertTimerAhead } from "./timer";
 
 /** Creates (or adopts) the instance `inputs` describe and brings it to their state; the cloud's record. */
@@ -72,7 +64,7 @@ async function adopt(
 ): Promise<CloudInstance> {
   let cloud: CloudInstance;
   try {
-    cloud = await instanceReads(ctx.api).info(instanceUuid);
+    cloud = await instanceReads(ctx).info(instanceUuid);
   } catch (err) {
     if (err instanceof NotFoundError) {
       throw new Error(
@@ -89,8 +81,9 @@ async function adopt(
         "Make your program match the instance, or adopt another one.",
     );
   }
-  markTaken(instanceUuid);
-  resolveByAdoption(spec, inputs.title, cloud);
+  const memory = instanceMemory(ctx.process);
+  memory.taken.mark(instanceUuid);
+  memory.records.resolveByAdoption(spec, inputs.title, cloud);
   return converge(ctx, instanceUuid, { title: cloud.title }, inputs);
 }
 
@@ -146,20 +139,23 @@ async function makeMarkedInstance(
  */
 async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadline: number): Promise<Made> {
   const spec = specOf(inputs);
-  const record = takeRecord(spec, inputs.title);
+  const memory = instanceMemory(ctx.process);
+  const { records } = memory;
+  const record = records.take(spec, inputs.title);
   if (record) {
-    const outcome = await unlessCancelled(ctx, resolveRecord(ctx, record, deadline), () => {
-      recordReturned(record);
+    const resolution = records.resolve(ctx, memory.reads(ctx.api), record, deadline);
+    const outcome = await unlessCancelled(ctx, resolution, () => {
+      records.returned(record);
       throw cancelledError(
         `while resolving the pending create ${record.id} of an earlier run, before any create call was sent; ` +
           "the stack still records it, and the next `pulumi up`, `pulumi refresh` or `pulumi destroy` resolves it",
       );
     });
     if (outcome.kind === "unknown") {
-      recordReturned(record);
+      records.returned(record);
       throw unresolvedError(record, outcome);
     }
-    recordSettled(record);
+    records.settled(record);
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
   }
   for (;;) {
@@ -171,7 +167,7 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
     if (sent.kind === "answered")
       return { instance: sent.instance, claimed: false, answeredAt: sent.answeredAt };
     // Cancelled while the lost answer is settled: the outcome is left unknown, and recorded below.
-    const reconciler = reconcilerFor(ctx, spec);
+    const reconciler = memory.reconciler(ctx, spec);
     const outcome = await unlessCancelled(ctx, reconciler.settle(sent.claimant), () =>
       reconciler.abandon(
         sent.claimant,
@@ -202,7 +198,8 @@ type Sent =
  * listings before the call showed.
  */
 async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): Promise<Sent> {
-  const reads = instanceReads(ctx.api);
+  const memory = instanceMemory(ctx.process);
+  const reads = memory.reads(ctx.api);
   const timing = recoveryTiming(ctx.settings);
   const until = { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal };
   await retryUntil(() => reads.freshWalk(), until);
@@ -213,7 +210,7 @@ async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): P
       // Never given the signal: a create cut off half way could make an instance nobody knows of. Once
       // sent it finishes (within its request timeout), and a lost answer is reconciled below.
       const instance = await createCall(ctx.api, spec, { deadline: callDeadline });
-      markTaken(instance.instance_uuid);
+      memory.taken.mark(instance.instance_uuid);
       return { kind: "answered", instance, answeredAt: Date.now() };
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;

@@ -17,9 +17,8 @@ import { converge } from "./converge";
 import { createInstance } from "./create";
 import { instanceChecks, InstanceInputs, REPLACING_INPUTS } from "./inputs";
 import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./lost-create/pending-record";
-import { deletePending, readPending, registerRecord } from "./lost-create/pending-resolution";
-import { markTaken } from "./lost-create/taken";
-import { instanceReads, instanceUnlessGone } from "./reads";
+import { deletePending, readPending } from "./lost-create/pending-resolution";
+import { instanceMemory, instanceReads } from "./memory";
 
 const ServiceOutput = z
   .object({
@@ -138,9 +137,10 @@ export const instance = defineResource({
     const cloud = await createInstance(ctx, inputs);
     return { id: cloud.instance_uuid, ...state(inputs, cloud) };
   },
-  diffed(id, stored) {
-    if (isPendingId(id)) registerRecord(id, stored);
-    else markTaken(id);
+  diffed(process, id, stored) {
+    const memory = instanceMemory(process);
+    if (isPendingId(id)) memory.records.register(id, stored);
+    else memory.taken.mark(id);
   },
   async read(ctx, id, olds, stored) {
     if (isPendingId(id)) {
@@ -148,8 +148,8 @@ export const instance = defineResource({
       // A record written before resources had marks has no title: the claim token it keeps is its mark.
       return made && { id: made.instance_uuid, ...state({ ...olds, title: olds.title ?? made.title }, made) };
     }
-    markTaken(id);
-    const cloud = await instanceUnlessGone(ctx.api, id);
+    instanceMemory(ctx.process).taken.mark(id);
+    const cloud = await instanceReads(ctx).unlessGone(id);
     return cloud && state(olds, cloud);
   },
   async update(ctx, id, olds, news) {
@@ -172,12 +172,12 @@ export const instance = defineResource({
       return deletePending(ctx, id, olds, stored, (uuid): Promise<void> =>
         instance.delete(ctx, uuid, olds, {}),
       );
-    markTaken(id);
+    instanceMemory(ctx.process).taken.mark(id);
     // Never given the signal: once sent, the destroy call finishes and its answer is known.
     await ctx.api.instances.destroy(id);
     const timeoutMs = (olds.waitTimeoutSeconds ?? 900) * 1000;
     try {
-      await instanceReads(ctx.api).waitUntilGone(id, {
+      await instanceReads(ctx).waitUntilGone(id, {
         timeoutMs,
         pollIntervalMs: ctx.settings.pollIntervalMs,
         signal: ctx.signal,
@@ -196,7 +196,7 @@ export const instance = defineResource({
     }
   },
   async import(ctx, id) {
-    const cloud = await instanceUnlessGone(ctx.api, id);
+    const cloud = await instanceReads(ctx).unlessGone(id);
     if (!cloud)
       throw new Error(`Could not import instance ${id}: it does not exist or belongs to another user.`);
     const inputs = parsedOrExplained(

@@ -18,7 +18,7 @@ import {
 import type { ProviderContext } from "../../framework/context";
 import { isCancelled, messageOf } from "../../framework/errors";
 import { isHalting, POWERED_ON, RUNNING, STOPPED } from "./cloud";
-import { instanceReads } from "./reads";
+import { instanceReads } from "./memory";
 import { lateCommitMs } from "./lost-create/timing";
 
 export type PowerChange = "start" | "stop";
@@ -195,7 +195,7 @@ async function readBack(
   deadline: PowerDeadline,
 ): Promise<CloudInstance> {
   try {
-    return await retryUntil(() => instanceReads(ctx.api).info(instanceUuid), {
+    return await retryUntil(() => instanceReads(ctx).info(instanceUuid), {
       deadline: deadline.local,
       pauseMs: ctx.settings.pollIntervalMs,
       signal: ctx.signal,

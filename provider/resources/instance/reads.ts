@@ -179,6 +179,22 @@ export class InstanceReads {
     }
   }
 
+  /**
+   * The instance as `resource`'s read shows it (the Instance's own, unless another resource whose id is
+   * the instance's reads it); undefined when the cloud says it does not exist.
+   */
+  async unlessGone(
+    instanceUuid: string,
+    resource: string = INSTANCE_RESOURCE,
+  ): Promise<Instance | undefined> {
+    try {
+      return await this.read(instanceUuid, resource);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+
   /** Like /instance/info (NotFoundError when gone), answered by a walk that starts after this call. */
   async info(instanceUuid: string): Promise<Instance> {
     return this.fromWalk(await this.nextWalk(), instanceUuid);
@@ -465,33 +481,4 @@ export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): 
   }
   consistent &&= instances.size === total;
   return { instances, consistent, atomic: pages === 1, pages, cloudMs: api.cloudNow() };
-}
-
-/**
- * The instance as `resource`'s read shows it (InstanceReads.read: the Instance's own, unless another
- * resource whose id is the instance's reads it); undefined when the cloud says it does not exist.
- */
-export async function instanceUnlessGone(
-  api: GpuCloudClient,
-  instanceUuid: string,
-  resource: string = INSTANCE_RESOURCE,
-): Promise<Instance | undefined> {
-  try {
-    return await instanceReads(api).read(instanceUuid, resource);
-  } catch (err) {
-    if (err instanceof NotFoundError) return undefined;
-    throw err;
-  }
-}
-
-const byClient = new WeakMap<GpuCloudClient, InstanceReads>();
-
-/** The coalescer of this client (one per client, so per provider process and settings). */
-export function instanceReads(api: GpuCloudClient): InstanceReads {
-  let reads = byClient.get(api);
-  if (!reads) {
-    reads = new InstanceReads(api);
-    byClient.set(api, reads);
-  }
-  return reads;
 }

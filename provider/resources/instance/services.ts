@@ -15,7 +15,7 @@ import type { ProviderContext } from "../../framework/context";
 import { cancelledWhile, isCancelled, messageOf } from "../../framework/errors";
 import type { ConvergeDeadline } from "./deadline";
 import { RUNNING } from "./cloud";
-import { instanceReads } from "./reads";
+import { instanceReads } from "./memory";
 
 /** An http service of the instance: its title and address, and the address as messages show it. */
 interface WebService {
@@ -53,7 +53,7 @@ export async function waitForServices(
   deadline: ConvergeDeadline,
 ): Promise<CloudInstance> {
   const cloudDeadline = deadline.cloud ?? Infinity;
-  const reads = instanceReads(ctx.api);
+  const reads = instanceReads(ctx);
   const agent = new Agent({ connect: { timeout: ctx.settings.requestTimeoutMs } });
   let lastSeen = "no answer yet";
   try {

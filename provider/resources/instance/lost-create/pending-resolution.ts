@@ -13,107 +13,9 @@
  */
 import type { Instance as CloudInstance } from "../../../../sdk";
 import type { ProviderContext } from "../../../framework/context";
-import { specKey, type CreateSpec } from "../create-spec";
 import type { InstanceInputs } from "../inputs";
-import { instanceReads } from "../reads";
-import { pendingRecordOf, recordWindow, unresolvedError, type PendingRecord } from "./pending-record";
-import { reconcilerFor, type Outcome } from "./reconciler";
-import { recoveryTiming } from "./timing";
-import { inWindow } from "./window";
-
-/** Records Diff met in this process that no Create holds, by id. */
-const registered = new Map<string, PendingRecord>();
-/** Records a Create of this process holds while it resolves them. */
-const held = new Set<string>();
-/** Records a Create of this process resolved: their Delete has nothing left to do. */
-const resolvedByCreate = new Set<string>();
-/** Resolutions under way or decided in this process, by record id, so each record is resolved once. */
-const resolutions = new Map<string, Promise<Outcome>>();
-
-/** Diff met a pending record: keep it for the Create that replaces it. */
-export function registerRecord(id: string, stored: Record<string, unknown>): void {
-  if (!resolvedByCreate.has(id) && !held.has(id)) registered.set(id, pendingRecordOf(id, stored));
-}
-
-const isOwn = (record: PendingRecord, spec: CreateSpec, mark: string | undefined) =>
-  record.mark !== undefined && record.mark === mark && specKey(record.pending.spec) === specKey(spec);
-
-/**
- * The registered record of the resource this create is for (the same spec, the same mark), now the
- * caller's to resolve: it reports back with `settled` or `returned`. Undefined when there is none.
- */
-export function takeRecord(spec: CreateSpec, mark: string | undefined): PendingRecord | undefined {
-  const record = [...registered.values()].find((r) => isOwn(r, spec, mark));
-  if (record) {
-    registered.delete(record.id);
-    held.add(record.id);
-  }
-  return record;
-}
-
-/** The Create that took `record` settled it (adopted its instance, or found none): its Delete does nothing. */
-export function recordSettled(record: PendingRecord): void {
-  held.delete(record.id);
-  resolvedByCreate.add(record.id);
-}
-
-/** The Create that took `record` could not settle it: it waits for its own Read or Delete, or the next run. */
-export function recordReturned(record: PendingRecord): void {
-  held.delete(record.id);
-  registered.set(record.id, record);
-}
-
-/**
- * An instance adopted by adoptInstanceUuid settles its own resource's registered record (the same spec
- * and mark) when the record's window holds it.
- */
-export function resolveByAdoption(spec: CreateSpec, mark: string | undefined, instance: CloudInstance): void {
-  const record = [...registered.values()].find(
-    (r) => isOwn(r, spec, mark) && inWindow(recordWindow(r.pending), instance, true),
-  );
-  if (!record) return;
-  registered.delete(record.id);
-  recordSettled(record);
-  resolutions.set(record.id, Promise.resolve({ kind: "adopted", instance }));
-}
-
-/** The record's outcome, deciding it by `deadline` (epoch ms) unless this process already did. */
-export function resolveRecord(
-  ctx: ProviderContext,
-  record: PendingRecord,
-  deadline: number,
-): Promise<Outcome> {
-  let resolution = resolutions.get(record.id);
-  if (!resolution) {
-    const now = Date.now();
-    // A record is written only once its call had settled (its give-up time is never sooner). Whatever
-    // the deadline, a candidate first seen now gets its grace and its claim.
-    resolution = reconcilerFor(ctx, record.pending.spec).settle({
-      id: record.claimantId,
-      window: recordWindow(record.pending),
-      earlierRun: true,
-      settledAt: now,
-      giveUpAt: Math.max(deadline, now + resolutionMs(ctx)),
-    });
-    resolutions.set(record.id, resolution);
-    // Undecided is not an answer to keep: a later operation of this process (a person may have titled
-    // the foreign instance meanwhile) looks again.
-    void resolution.then((outcome) => {
-      if (outcome.kind === "unknown") resolutions.delete(record.id);
-    });
-  }
-  return resolution;
-}
-
-/**
- * The least time the resolution of a record gets in a new process: a candidate's grace from when this
- * process first sees it, and a claim whose write lost its answer, with a few polls between.
- */
-function resolutionMs(ctx: ProviderContext): number {
-  const t = recoveryTiming(ctx.settings);
-  const claimMs = 2 * t.requestMs + t.claimWriteMs + t.settledAfterSendMs + t.rivalsLandedMs;
-  return t.graceMs + claimMs + 4 * t.roundMs;
-}
+import { instanceMemory } from "../memory";
+import { pendingRecordOf, unresolvedError } from "./pending-record";
 
 /**
  * refresh of a pending record: the instance it made (claimed, marked as its resource, never left with a
@@ -127,11 +29,12 @@ export async function readPending(
   stored: Record<string, unknown>,
 ): Promise<CloudInstance | undefined> {
   const record = pendingRecordOf(id, stored);
-  const outcome = await resolveRecord(ctx, record, Date.now());
+  const memory = instanceMemory(ctx.process);
+  const outcome = await memory.records.resolve(ctx, memory.reads(ctx.api), record, Date.now());
   if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   if (outcome.kind === "not-made") return undefined;
   await releaseClaim(ctx, outcome.instance.instance_uuid, olds.title);
-  return instanceReads(ctx.api).info(outcome.instance.instance_uuid);
+  return memory.reads(ctx.api).info(outcome.instance.instance_uuid);
 }
 
 /**
@@ -146,11 +49,12 @@ export async function deletePending(
   stored: Record<string, unknown>,
   destroy: (instanceUuid: string) => Promise<void>,
 ): Promise<void> {
-  if (resolvedByCreate.has(id)) return;
+  const memory = instanceMemory(ctx.process);
+  if (memory.records.settledByCreate(id)) return;
   const record = pendingRecordOf(id, stored);
-  registered.delete(id);
+  memory.records.forget(id);
   const deadline = Date.now() + (olds.waitTimeoutSeconds ?? 900) * 1000;
-  const outcome = await resolveRecord(ctx, record, deadline);
+  const outcome = await memory.records.resolve(ctx, memory.reads(ctx.api), record, deadline);
   if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   if (outcome.kind === "adopted") await destroy(outcome.instance.instance_uuid);
 }

@@ -24,10 +24,10 @@ import { isTransientError, type Instance as CloudInstance } from "../../../../sd
 import type { ProviderContext } from "../../../framework/context";
 import { messageOf } from "../../../framework/errors";
 import { describeDifference, matchesSpec, specDifferences, specKey, type CreateSpec } from "../create-spec";
-import { instanceReads, type Walk } from "../reads";
+import type { InstanceReads, Walk } from "../reads";
 import { claim, claimPrefix, isClaimToken } from "./claim";
 import { maximumMatching } from "./matching";
-import { isTaken, markTaken } from "./taken";
+import type { TakenInstances } from "./taken";
 import { recoveryTiming, type RecoveryTiming } from "./timing";
 import { closedBy, inWindow, type CreateWindow } from "./window";
 
@@ -94,6 +94,8 @@ class Reconciler {
     private readonly ctx: ProviderContext,
     private readonly spec: CreateSpec,
     private readonly timing: RecoveryTiming,
+    private readonly reads: InstanceReads,
+    private readonly taken: TakenInstances,
   ) {}
 
   /** Resolves once the claimant's outcome is decided: adopted (claimed), not made, or unknown. */
@@ -144,7 +146,7 @@ class Reconciler {
     const begun = Date.now();
     let walk: Walk;
     try {
-      walk = await instanceReads(this.ctx.api).freshWalk();
+      walk = await this.reads.freshWalk();
     } catch (err) {
       this.previous = undefined;
       const why = `listing the instances failed (${messageOf(err)})`;
@@ -238,7 +240,7 @@ class Reconciler {
     return (
       free &&
       matchesSpec(instance, this.spec) &&
-      !isTaken(instance.instance_uuid) &&
+      !this.taken.has(instance.instance_uuid) &&
       inWindow(claimant.window, instance, claimant.earlierRun)
     );
   }
@@ -261,7 +263,7 @@ class Reconciler {
    */
   private nearMisses(entry: Entry, walk: Walk): string[] {
     return [...walk.instances.values()].flatMap((i) => {
-      if (i.title || matchesSpec(i, this.spec) || isTaken(i.instance_uuid)) return [];
+      if (i.title || matchesSpec(i, this.spec) || this.taken.has(i.instance_uuid)) return [];
       if (!inWindow(entry.claimant.window, i, entry.claimant.earlierRun)) return [];
       const differs = specDifferences(i, this.spec);
       const sameSource = !differs.some((d) => d.input === "podUuid" || d.input === "imageUuid");
@@ -302,7 +304,7 @@ class Reconciler {
           entry.claiming = undefined;
           if (result.kind === "untitled") return;
           // Won, or someone else's (titled by its owner, claimed by another, or gone): never ours again.
-          markTaken(uuid);
+          this.taken.mark(uuid);
           if (result.kind === "won") this.finish(entry, { kind: "adopted", instance: result.instance });
         },
         (err: unknown) =>
@@ -350,16 +352,23 @@ class Reconciler {
   }
 }
 
-const reconcilers = new Map<string, { api: unknown; reconciler: Reconciler }>();
+/**
+ * The reconcilers of one provider process, one per spec for the current client (a new client, after a
+ * config change, gets its own).
+ */
+export class Reconcilers {
+  private readonly bySpec = new Map<string, { api: unknown; reconciler: Reconciler }>();
 
-/** The reconciler of this spec for this process's client (a new client, after a config change, gets its own). */
-export function reconcilerFor(ctx: ProviderContext, spec: CreateSpec): Reconciler {
-  const key = specKey(spec);
-  const known = reconcilers.get(key);
-  if (known?.api === ctx.api) return known.reconciler;
-  const reconciler = new Reconciler(ctx, spec, recoveryTiming(ctx.settings));
-  reconcilers.set(key, { api: ctx.api, reconciler });
-  return reconciler;
+  constructor(private readonly taken: TakenInstances) {}
+
+  for(ctx: ProviderContext, spec: CreateSpec, reads: InstanceReads): Reconciler {
+    const key = specKey(spec);
+    const known = this.bySpec.get(key);
+    if (known?.api === ctx.api) return known.reconciler;
+    const reconciler = new Reconciler(ctx, spec, recoveryTiming(ctx.settings), reads, this.taken);
+    this.bySpec.set(key, { api: ctx.api, reconciler });
+    return reconciler;
+  }
 }
 
 export type { Reconciler };

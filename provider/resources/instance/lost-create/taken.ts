@@ -4,12 +4,14 @@
  * None of them is ever a candidate for a create whose answer was lost. Process-wide: instance uuids
  * are unique across the cloud, and what one client learnt holds for every other.
  */
-const taken = new Set<string>();
+export class TakenInstances {
+  private readonly uuids = new Set<string>();
 
-export function markTaken(instanceUuid: string): void {
-  taken.add(instanceUuid);
-}
+  mark(instanceUuid: string): void {
+    this.uuids.add(instanceUuid);
+  }
 
-export function isTaken(instanceUuid: string): boolean {
-  return taken.has(instanceUuid);
+  has(instanceUuid: string): boolean {
+    return this.uuids.has(instanceUuid);
+  }
 }

@@ -1,0 +1,68 @@
+/**
+ * Everything one provider process remembers between the engine's calls, in one object: the
+ * configuration the engine sent, one client per settings (one connection pool), where warnings go, and
+ * the memory each resource kind declares for itself beside the code that uses it (the Instance's: the
+ * instances it knows to be owned, the pending records Diff met, its lost-create reconcilers, its
+ * coalesced reads). Nothing here is state: a new process (the next `pulumi up`) starts empty, and what
+ * must outlive it is written to the stack's state.
+ */
+import type { GpuCloudClient } from "../../sdk";
+
+/** What the dynamic-provider server hands to `configure` (its `req.config`); keys are fully qualified. */
+export interface ConfigSource {
+  get(key: string): string | undefined;
+}
+
+export type WarningSink = (message: string) => void;
+
+/** A kind of memory a part of the provider keeps for the life of the process, made at its first use. */
+export interface ProcessMemory<T> {
+  /** Names the part, for a reader of a heap dump. */
+  readonly name: string;
+  create(): T;
+}
+
+export class ProviderProcess {
+  private config?: ConfigSource;
+  private connection?: { key: string; client: GpuCloudClient };
+  private warningSink: WarningSink = (message) => process.stderr.write(`warning: ${message}\n`);
+  private readonly memories = new Map<ProcessMemory<unknown>, unknown>();
+
+  /** What Configure sent: keys are fully qualified, secrets already unwrapped. */
+  configure(source: ConfigSource): void {
+    this.config = source;
+  }
+
+  /** A fully qualified config key (`gpucloud:apiKey`) as Configure gave it; undefined in a program. */
+  configuredValue(key: string): string | undefined {
+    return this.config?.get(key);
+  }
+
+  /** Something the user should know that does not fail the operation. */
+  warn(message: string): void {
+    this.warningSink(message);
+  }
+
+  /** Where warnings go from now on (the native plugin: the engine's log). */
+  routeWarnings(sink: WarningSink): void {
+    this.warningSink = sink;
+  }
+
+  /**
+   * The client of these settings (`key` names them). Settings that change (a new Configure) close the
+   * old client and make a new one, so every operation of one configuration shares one connection pool.
+   */
+  client(key: string, make: () => GpuCloudClient): GpuCloudClient {
+    if (this.connection?.key !== key) {
+      void this.connection?.client.close();
+      this.connection = { key, client: make() };
+    }
+    return this.connection.client;
+  }
+
+  /** The memory of `kind` in this process, made at its first use. */
+  memory<T>(kind: ProcessMemory<T>): T {
+    if (!this.memories.has(kind)) this.memories.set(kind, kind.create());
+    return this.memories.get(kind) as T;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * What the Instance keeps for the life of a provider process, one part of the process's memory
+ * (framework/provider-process.ts): the instances it knows to be owned, the pending records it met, the
+ * reconcilers of lost creates, and the coalesced reads of each client. Every operation reaches it
+ * through its context; Diff, which runs without one, through the process.
+ */
+import type { GpuCloudClient } from "../../../sdk";
+import type { ProviderContext } from "../../framework/context";
+import type { ProcessMemory, ProviderProcess } from "../../framework/provider-process";
+import { PendingRecords } from "./lost-create/pending-records";
+import { Reconcilers, type Reconciler } from "./lost-create/reconciler";
+import type { CreateSpec } from "./create-spec";
+import { TakenInstances } from "./lost-create/taken";
+import { InstanceReads } from "./reads";
+
+export class InstanceMemory {
+  readonly taken = new TakenInstances();
+  readonly reconcilers = new Reconcilers(this.taken);
+  readonly records = new PendingRecords(this.reconcilers);
+  /** One coalescer per client, so per settings: a new client (a config change) reads on its own. */
+  private readonly readsByClient = new WeakMap<GpuCloudClient, InstanceReads>();
+
+  /** The coalesced reads of `api`. */
+  reads(api: GpuCloudClient): InstanceReads {
+    let reads = this.readsByClient.get(api);
+    if (!reads) {
+      reads = new InstanceReads(api);
+      this.readsByClient.set(api, reads);
+    }
+    return reads;
+  }
+
+  /** The reconciler of `spec` for this operation's client. */
+  reconciler(ctx: ProviderContext, spec: CreateSpec): Reconciler {
+    return this.reconcilers.for(ctx, spec, this.reads(ctx.api));
+  }
+}
+
+const INSTANCE_MEMORY: ProcessMemory<InstanceMemory> = {
+  name: "Instance",
+  create: () => new InstanceMemory(),
+};
+
+export function instanceMemory(process: ProviderProcess): InstanceMemory {
+  return process.memory(INSTANCE_MEMORY);
+}
+
+/** The coalesced reads of this operation's client. */
+export function instanceReads(ctx: ProviderContext): InstanceReads {
+  return instanceMemory(ctx.process).reads(ctx.api);
+}
