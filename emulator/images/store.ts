@@ -8,7 +8,7 @@ import type { ImageRecord } from "./state";
 /** How long saving an instance as an image takes by default (`--durations save_image=S`). */
 export const SAVE_IMAGE_SECONDS = DEFAULT_DURATIONS.save_image;
 
-// api-v2.md, Personal image.
+// docs/design/cloud-api.md#personal-images
 /** save_image_status values. */
 export const SAVE_STATUS = { UPLOADING: 1, SUCCEEDED: 2, FAILED: 3 } as const;
 
