@@ -298,10 +298,7 @@ export function unexpectedShape(input: UnexpectedShapeInput): GpuCloudError {
   });
 }
 
-/**
- * For deletes: a resource that is already gone counts as deleted
- * (docs/design/style.md#create-read-and-delete); EndpointNotFoundError does not.
- */
+/** For deletes: a resource that is already gone counts as deleted; EndpointNotFoundError does not. */
 export async function goneCountsAsDone(call: Promise<unknown>): Promise<void> {
   try {
     await call;
