@@ -8,7 +8,7 @@ export default tseslint.config(
   {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-      // The dynamic-provider shim must `require` at call time (DESIGN §3, §7).
+      // The dynamic-provider shim must `require` at call time (docs/design/pulumi-machinery.md#captured-variables).
       "@typescript-eslint/no-require-imports": "off",
     },
   },

@@ -15,7 +15,8 @@ module.exports = {
     "^pulumi-gpucloud/sdk$": "<rootDir>/sdk/index.ts",
     "^pulumi-gpucloud/emulator$": "<rootDir>/emulator/index.ts",
   },
-  // Babel instrumentation bloats serialized dynamic providers ~35x (DESIGN §7).
+  // Babel instrumentation bloats serialized dynamic providers ~35x
+  // (docs/design/pulumi-machinery.md#runtime-mocks-and-jest).
   coverageProvider: "v8",
   // A guard against hangs, not a timing assertion: suites that run whole stacks take 10-20 s alone and
   // 40-60 s on a 2-core machine loaded by a second suite (measured), so 30 s failed healthy runs there.

@@ -15,7 +15,10 @@ export interface Pace {
   pollIntervalMs: number;
 }
 
-/** A start-up (60 s simulated) takes 3 s; polls every 5 simulated seconds, as live clients do (field-notes.md). */
+/**
+ * A start-up (60 s simulated) takes 3 s; polls every 5 simulated seconds, as live clients do
+ * (docs/design/live-service-notes.md#instance-life).
+ */
 export const BENCH_PACE: Pace = { timeScale: 20, pollIntervalMs: 250 };
 /** The smoke variant: a start-up takes 1 s, polls every 6 simulated seconds. */
 export const SMOKE_PACE: Pace = { timeScale: 60, pollIntervalMs: 100 };

@@ -13,7 +13,10 @@ import { startSubject } from "./subjects";
 export interface SerializedProviderFigure {
   /** The `__provider` text of one Instance, with the package installed from its tarball (the users' case). */
   bytesPerCopy: number;
-  /** dynamic.Resource stores it twice per resource: as an input and as an output (DESIGN §7). */
+  /**
+   * dynamic.Resource stores it twice per resource: as an input and as an output
+   * (docs/design/pulumi-machinery.md#the-stored-provider).
+   */
   bytesPerResource: number;
   /** The same with the package reached through a symlink (this repository, npm link): the function shim. */
   linkedBytesPerCopy: number;
@@ -119,7 +122,8 @@ const CREATE_LATENCY_MS = 1000;
 
 /**
  * Create and wait of `n` instances through the provider, `parallelism` at a time and then one at a time,
- * each on a fresh emulator whose create call takes a second, as the live service's does (field notes).
+ * each on a fresh emulator whose create call takes a second, the live service's create latency as
+ * the benchmark models it (bench/README.md).
  */
 export async function parallelCreate(
   n: number,

@@ -21,7 +21,8 @@ export const REPO_ROOT = repositoryRoot(__dirname);
 
 /**
  * The linked package the dynamic-provider server resolves `require("pulumi-gpucloud/...")` against
- * (DESIGN §7): `node_modules/pulumi-gpucloud -> ..` at the repository root, made when absent.
+ * (docs/design/pulumi-machinery.md#where-the-stored-provider-loads-from): `node_modules/pulumi-gpucloud -> ..`
+ * at the repository root, made when absent.
  */
 export function ensurePackageLink(root: string = REPO_ROOT): void {
   const link = path.join(root, "node_modules", "pulumi-gpucloud");

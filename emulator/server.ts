@@ -57,7 +57,7 @@ declare module "fastify" {
     holdMs?: number;
   }
   interface FastifyContextConfig {
-    // api-v2.md, Authentication 3.
+    // Public routes: docs/design/cloud-api.md#authentication.
     /** The route needs no API key. */
     public?: boolean;
   }

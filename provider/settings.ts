@@ -62,7 +62,7 @@ export const SETTINGS = {
     env: "GPUCLOUD_POLL_INTERVAL_MS",
     type: "integer",
     placeholder: "<ms>",
-    // field-notes.md: clients poll about every 5 s.
+    // Clients of the live service poll about every 5 s (docs/design/live-service-notes.md#instance-life).
     default: 5000,
     parse: milliseconds,
   },
@@ -197,7 +197,8 @@ function safely(lookup: ConfigLookup, key: string): string | undefined {
   try {
     return lookup(key);
   } catch {
-    // The provider server's Config throws when no Configure call arrived (DESIGN §7); the environment still applies.
+    // The provider server's Config throws when no Configure call arrived; the environment still applies
+    // (docs/design/pulumi-machinery.md#the-dynamic-provider-server).
     return undefined;
   }
 }
@@ -241,7 +242,7 @@ function normaliseBaseUrl(text: string): string {
   }
   printableAscii(text);
   const trimmed = url.toString().replace(/\/+$/, "");
-  // DESIGN §2: the base URL is {base_url}; the client appends the versioned path itself.
+  // The base URL is {base_url}; the client appends the versioned path (docs/design/contracts.md#configuration).
   if (trimmed.endsWith(API_SUFFIX)) {
     throw new InvalidValue(`it already ends with ${API_SUFFIX}, which the client appends; drop that suffix`);
   }

@@ -1,6 +1,7 @@
 /**
  * The provider stored in state (`__provider`) for every gpucloud resource, written twice per resource (as an
- * input and as an output), so its size is paid by every resource in every checkpoint (DESIGN §3, §7).
+ * input and as an output), so its size is paid by every resource in every checkpoint
+ * (docs/design/pulumi-machinery.md#the-stored-provider).
  *
  * Pulumi's serializer writes a module that sits in node_modules as `require("<its export path>")` instead
  * of serializing it. So when this package is installed (the users' case), the provider handed to

@@ -23,7 +23,7 @@ export type RechargeList = z.infer<typeof RechargeListSchema>;
 
 const numberOrString = z.union([z.number(), z.string()]);
 
-// api-v2.md "Not shown": bill fields are unknown, so every field is optional and loosely typed.
+// Bill fields are not shown (docs/design/cloud-api.md#account), so every field is optional and loosely typed.
 export const BillSchema = z.looseObject({
   bill_id: z.string().optional(),
   instance_uuid: z.string().optional(),
@@ -34,7 +34,7 @@ export const BillSchema = z.looseObject({
 });
 export type Bill = z.infer<typeof BillSchema>;
 
-// api-v2.md "Not shown": the bill list's data shape is unknown; read the first of the list names
+// The bill list's data shape is not shown (docs/design/cloud-api.md#account); read the first of the list names
 // the other endpoints use (bill_list, items, list) and an optional total.
 export const BillListSchema = z
   .looseObject({
@@ -79,7 +79,8 @@ export class Account {
     );
   }
 
-  // api-v2.md types page and page_size as strings here; query strings carry them the same way.
+  // The API types page and page_size as strings here (docs/design/cloud-api.md#paging); query strings carry them
+  // the same way.
   /** The recharge records, one page. */
   recharges(query: RechargeQuery = {}, options: CallOptions = {}): Promise<RechargeList> {
     return this.transport.call(

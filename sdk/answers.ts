@@ -44,7 +44,7 @@ export interface Answer {
   apiMessage?: string;
   details?: string;
   field?: string;
-  // api-v2.md "Workflow submit failure".
+  // docs/design/cloud-api.md#workflow-submit-failures
   /** The workflow engine's rejection. */
   engine?: EngineRejection;
   /** The title of an HTML page, or the start of a text body, for messages. */

@@ -27,7 +27,7 @@ export const AssetSchema = z.looseObject({
 });
 export type Asset = z.infer<typeof AssetSchema>;
 
-// api-v2.md "Limits".
+// docs/design/cloud-api.md#limits
 /** At most 100 MB per file. */
 export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
 export const MEDIA_TYPES = ["image", "video", "audio", "file"] as const;

@@ -298,7 +298,7 @@ export function unexpectedShape(input: UnexpectedShapeInput): GpuCloudError {
   });
 }
 
-/** For deletes: a resource that is already gone counts as deleted (STYLE.md 4); EndpointNotFoundError does not. */
+/** For deletes: a resource that is already gone counts as deleted; EndpointNotFoundError does not. */
 export async function goneCountsAsDone(call: Promise<unknown>): Promise<void> {
   try {
     await call;

@@ -54,7 +54,8 @@ export const InstanceSchema = z.looseObject({
   gpu_uuid: z.string().optional(),
   gpu_name: z.string().optional(),
   gpu_nums: int.optional(),
-  // Not in api-v2.md: the emulator (and, per observation, the live service) reports the idle-close rule.
+  // Not in the API: the emulator (and, per observation, the live service) reports the idle-close rule
+  // (docs/design/cloud-api.md#what-the-api-leaves-unknown).
   idle_close: IdleCloseSchema.nullable().optional(),
 });
 export type Instance = z.infer<typeof InstanceSchema>;
@@ -65,7 +66,7 @@ export const InstanceListSchema = z.looseObject({
 });
 export type InstanceList = z.infer<typeof InstanceListSchema>;
 
-// field-notes.md "Instance life".
+// docs/design/live-service-notes.md#instance-life
 /** Status names as clients use them. */
 export const INSTANCE_STATUS_NAMES: Readonly<Record<number, string>> = {
   0: "created",
@@ -287,7 +288,7 @@ export class Instances {
     );
   }
 
-  // field-notes.md "Power and schedule".
+  // docs/design/live-service-notes.md#power-and-schedule-calls
   /** Start a shut-down instance, optionally on another GPU. */
   async startup(instance_uuid: string, params: StartupParams = {}, options: CallOptions = {}): Promise<void> {
     if (params.gpu_nums !== undefined) {

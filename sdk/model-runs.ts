@@ -41,7 +41,7 @@ export const ModelRunEventsSchema = z.looseObject({ items: listOf(ModelRunEventS
 export type ModelRunEvents = z.infer<typeof ModelRunEventsSchema>;
 
 export const TERMINAL_MODEL_RUN_STATUSES = ["completed", "failed", "cancelled"] as const;
-// api-v2.md "Limits".
+// docs/design/cloud-api.md#limits
 /** page_size max 100 on this list. */
 export const MODEL_RUN_MAX_PAGE_SIZE = 100;
 

@@ -43,7 +43,7 @@ const SCALAR_EXPECTED = new Map<ScalarKind, string>([
   ["bool", "a boolean (not a string)"],
 ]);
 
-// api-v2.md rule 6 / "Versioning".
+// docs/design/cloud-api.md#versioning
 /** Kept for historical video workflows, not declared in manifests. */
 const LEGACY_WORKFLOW_FLAGS = new Set(["contains_real_person_material"]);
 
@@ -84,7 +84,7 @@ export function resourceStringProblem(value: string): string | undefined {
   return `must be a public http(s) URL, a data URL or an asset://<asset_id> reference, got ${show(value)}`;
 }
 
-// api-v2.md rule 7.
+// docs/design/cloud-api.md#media-inputs-and-labels
 /** Label normalisation: trim whitespace, then drop one leading "@". */
 export function normalizeLabel(label: string): string {
   const trimmed = label.trim();
@@ -227,7 +227,8 @@ export function checkWorkflowInputs(manifest: ManifestParameter[], inputs: unkno
     } else if (MEDIA_TYPES.has(param.value_type)) {
       out.set(name, media.resources(field, value));
     } else {
-      // api-v2.md: other historical value_type aliases exist; their JSON type is unknown, so only select options are checked.
+      // Other historical value_type aliases exist (docs/design/cloud-api.md#workflow-detail); their JSON type is
+      // unknown, so only select options are checked.
       const problem = selectProblem(param, value);
       if (problem) issues.push({ field, reason: problem });
     }
@@ -248,7 +249,7 @@ const FRAME_RULES = new Map<string, string[]>([
   ["first_last_frame_to_video", ["first_frame", "last_frame"]],
 ]);
 
-// api-v2.md "POST /model-runs/videos".
+// docs/design/cloud-api.md#model-runs
 /** Checks model-run inputs. */
 export function checkModelRunInputs(inputs: unknown): CheckedInputs {
   if (!isRecord(inputs))

@@ -1,6 +1,7 @@
 /**
- * Polling until a condition holds, on retryUntil. api-v2.md recommends polling every 2 to 5 seconds with
- * backoff; the interval is configurable so tests and a fast emulator clock can poll quickly.
+ * Polling until a condition holds, on retryUntil. The API recommends polling every 2 to 5 seconds with
+ * backoff (docs/design/cloud-api.md#workflow-runs); the interval is configurable so tests and a fast
+ * emulator clock can poll quickly.
  */
 import { isTransientError, TimeoutError } from "./errors";
 import { retryUntil } from "./retry-until";

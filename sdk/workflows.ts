@@ -63,7 +63,7 @@ export const WorkflowDetailSchema = z.looseObject({
 });
 export type WorkflowDetail = z.infer<typeof WorkflowDetailSchema>;
 
-// field-notes.md "Workflow runs": fields of a market list item.
+// Fields of a market list item: docs/design/live-service-notes.md#workflow-runs
 export const MarketWorkflowSchema = z.looseObject({
   workflow_id: z.string(),
   revision_id: z.string().optional(),
@@ -128,7 +128,8 @@ export const RunOrderSchema = z.looseObject({
 });
 export type RunOrder = z.infer<typeof RunOrderSchema>;
 
-// api-v2.md "Not shown": run list items; they are read as run orders with only the id required.
+// Run list items are not shown (docs/design/cloud-api.md#workflow-runs); they are read as run orders with only
+// the id required.
 export const RunListItemSchema = RunOrderSchema.partial().extend({ run_order_id: z.string() });
 export type RunListItem = z.infer<typeof RunListItemSchema>;
 
@@ -140,7 +141,7 @@ export const RunListSchema = z.looseObject({
 });
 export type RunList = z.infer<typeof RunListSchema>;
 
-// field-notes.md "Workflow runs": the execution endpoint.
+// The execution endpoint: docs/design/live-service-notes.md#workflow-runs
 export const ExecutionSchema = z.looseObject({
   task_id: z.string().optional(),
   workflow_id: z.string().optional(),

@@ -6,7 +6,8 @@ import { paginate, pagingQuery, parseQuery } from "../core/validation";
 import { AccountStore } from "./store";
 
 const rechargeQuery = z.object({ ...pagingQuery, trade_number: z.string().optional() });
-// /bill/list parameters are not shown (api-v2.md, Account); the emulator takes page and page_size like the others.
+// /bill/list parameters are not shown (docs/design/cloud-api.md#account); the emulator takes page and page_size
+// like the others.
 const billQuery = z.object(pagingQuery);
 
 /** /balance/info, /recharge/list and /bill/list. Balances and bills live in the shared wallet. */

@@ -1,4 +1,7 @@
-/** Recharge records every user starts with (the spec shows the fields only; amounts are made up). */
+/**
+ * Recharge records every user starts with (the API shows the fields only, docs/design/cloud-api.md#account;
+ * amounts are made up).
+ */
 export interface RechargeRecord {
   amount: number;
   trade_time: number;

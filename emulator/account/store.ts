@@ -18,7 +18,7 @@ export class AccountStore {
     );
   }
 
-  /** Newest first (bill fields and order are not shown by the spec; the emulator's choice). */
+  /** Newest first (bill fields and order are not shown, docs/design/cloud-api.md#account; the emulator's choice). */
   bills(user: string): BillRecord[] {
     return [...this.wallet.billsOf(user)].reverse();
   }

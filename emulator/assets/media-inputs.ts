@@ -2,8 +2,8 @@ import { AssetStore } from "./store";
 import { MediaType } from "./media-types";
 
 /**
- * Rules for media values inside workflow and model-run inputs (spec "Media resource object",
- * workflow submit rules 6 and 7). Shared by both areas; each wraps a problem in its own error shape.
+ * Rules for media values inside workflow and model-run inputs (docs/design/cloud-api.md#media-inputs-and-labels).
+ * Shared by both areas; each wraps a problem in its own error shape.
  */
 export class MediaInputProblem extends Error {}
 

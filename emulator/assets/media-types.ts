@@ -1,4 +1,7 @@
-/** File-type knowledge used to fill mime_type and media_type when the upload does not say (spec "POST /assets"). */
+/**
+ * File-type knowledge used to fill mime_type and media_type when the upload does not say
+ * (docs/design/cloud-api.md#assets).
+ */
 
 export const MEDIA_TYPES = ["image", "video", "audio", "file"] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];

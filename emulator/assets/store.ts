@@ -80,7 +80,7 @@ export class AssetStore {
     return this.present(record);
   }
 
-  /** GET /assets/{id}: another user's asset looks missing; an expired one is gone (spec "GET /assets"). */
+  /** GET /assets/{id}: another user's asset looks missing; an expired one is gone (docs/design/cloud-api.md#assets). */
   get(owner: string, assetId: string, now: number): Asset {
     return this.present(this.usable(owner, assetId, now));
   }
@@ -147,7 +147,7 @@ export class AssetStore {
   }
 }
 
-/** ISO 8601 with an explicit offset (spec Asset.expires_at); the emulator keeps every clock in UTC. */
+/** ISO 8601 with an explicit offset (docs/design/cloud-api.md#assets); the emulator keeps every clock in UTC. */
 export function isoWithOffset(seconds: number): string {
   return new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, "+00:00");
 }

@@ -8,8 +8,8 @@ const HEAD_BYTES = 64;
 
 /**
  * Reads an upload stream chunk by chunk, keeping only its size, a sha256 and the first bytes, and
- * stops with 413 as soon as the byte count passes the limit (spec Limits: 100 MB per file), so a
- * large upload never sits in memory.
+ * stops with 413 as soon as the byte count passes the limit (100 MB per file, docs/design/cloud-api.md#limits),
+ * so a large upload never sits in memory.
  */
 export async function measureUpload(
   stream: Readable & { truncated?: boolean },

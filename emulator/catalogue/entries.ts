@@ -36,7 +36,10 @@ export const podSchema = z.strictObject({
   title: nonEmpty,
   uuid: nonEmpty,
   remark: z.string().default(""),
-  /** Oldest first: the last tag is the latest version, which creation uses by default (api-v2.md, Versioning 3). */
+  /**
+   * Oldest first: the last tag is the latest version, which creation uses by default
+   * (docs/design/cloud-api.md#versioning).
+   */
   pod_tag: z.array(nonEmpty).min(1),
   price: priceSchema,
   /**
@@ -59,7 +62,7 @@ export const marketImageSchema = z.strictObject({
     TensorFlow: component,
     Ubuntu: component,
   }),
-  /** Bytes, a whole number (spec "Market image"). */
+  /** Bytes, a whole number (docs/design/cloud-api.md#catalogues). */
   size: z.int().min(0),
   created_at: seconds,
   updated_at: seconds,

@@ -1,8 +1,8 @@
 import type { GpuModel, MarketImage, Pod, WebService } from "./entries";
 
 /**
- * The seed catalogue (DESIGN §5). Ids are fixed literals so they stay the same across resets and
- * restarts; tests should still look things up by gpu_name or pod title.
+ * The seed catalogue (docs/design/contracts.md#seed-catalogue). Ids are fixed literals so they stay the same
+ * across resets and restarts; tests should still look things up by gpu_name or pod title.
  */
 
 export const SEED_GPUS: readonly GpuModel[] = [

@@ -44,7 +44,7 @@ export class CatalogueStore {
     return gpu;
   }
 
-  // api-v2.md: the name filter is a fuzzy match.
+  // The name filter is a fuzzy match (docs/design/cloud-api.md#catalogues).
   /** Pods whose title contains `name`, case-insensitively, as /pod/list shows them. */
   pods(name?: string): Omit<Pod, "web_services">[] {
     const wanted = name?.toLowerCase() ?? "";

@@ -1,7 +1,8 @@
 /** How the console writes statuses, times, durations and money for people. */
 
 /**
- * Instance status names as clients use them (field-notes.md "Instance life"), the same words the SDK
+ * Instance status names as clients use them (docs/design/live-service-notes.md#instance-life), the same words
+ * the SDK
  * and the provider's statusName use; kept here because the emulator stands alone, without sdk/.
  */
 const STATUS_NAMES: Readonly<Record<number, string>> = {

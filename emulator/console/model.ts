@@ -206,7 +206,10 @@ export class ConsoleModel {
     };
   }
 
-  /** Model runs belong to API keys (api-v2.md): a user's are those of every key of the user, newest first. */
+  /**
+   * Model runs belong to API keys (docs/design/cloud-api.md#model-runs): a user's are those of every key of
+   * the user, newest first.
+   */
   private modelRunsOf(user: string): { total: number; items: ModelRun[] } {
     let total = 0;
     const items = this.keysOf(user).flatMap(({ fingerprint }) => {

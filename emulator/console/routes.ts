@@ -22,9 +22,9 @@ import { registerSignIn, sendConsoleRefusal } from "./sign-in";
 import { CONSOLE_STYLES } from "./styles";
 
 /**
- * The web console (DESIGN §5): HTML pages at `/` and `/console/...` over a ConsoleModel. Handlers only
- * parse and answer. Its onRoute hook must be added before the API's routes, to list their paths for the
- * fault form.
+ * The web console (docs/design/contracts.md#the-console-and-who-may-reach-it): HTML pages at `/` and
+ * `/console/...` over a ConsoleModel. Handlers only parse and answer. Its onRoute hook must be added before
+ * the API's routes, to list their paths for the fault form.
  */
 export function registerConsole(app: FastifyInstance, emulator: EmulatorControls): void {
   const apiPaths = new Set<string>();

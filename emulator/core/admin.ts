@@ -14,8 +14,8 @@ const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024;
 const SECRET_KEYS = new Set(["password", "key"]);
 
 /**
- * The admin API (DESIGN §5): outside the API base, no key, no rate limit, no faults. Answers are plain
- * JSON (GET /_emulator/clock is `{"now": N}` as DESIGN §5 shows); failures use the API envelope.
+ * The admin API (docs/design/contracts.md#admin-api): outside the API base, no key, no rate limit, no faults.
+ * Answers are plain JSON (GET /_emulator/clock is `{"now": N}`); failures use the API envelope.
  */
 export function registerAdminRoutes(admin: FastifyInstance, emulator: EmulatorControls): void {
   admin.post("/reset", async () => {

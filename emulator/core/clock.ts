@@ -2,7 +2,8 @@ import type { Room } from "./room";
 
 /**
  * Simulated time in Unix seconds. It moves only through `advanceTo`, which plays every transition due
- * on the way, in chronological order across all rooms (STYLE.md 7: the clock drives every transition).
+ * on the way, in chronological order across all rooms (the clock drives every transition:
+ * docs/design/style.md#the-emulator-routes-stores-and-the-clock).
  */
 export class SimClock {
   private exact: number;

@@ -4,7 +4,7 @@ import type { ErrorStatusMode } from "../emulator-options";
 
 export type { ErrorStatusMode } from "../emulator-options";
 
-/** The success envelope (CONTRACTS.md): `{code: 0, msg: "success", data?}`. */
+/** The success envelope (docs/design/contracts.md#http-conventions): `{code: 0, msg: "success", data?}`. */
 export function ok(data?: unknown): { code: 0; msg: "success"; data?: unknown } {
   return data === undefined ? { code: 0, msg: "success" } : { code: 0, msg: "success", data };
 }
@@ -122,7 +122,8 @@ export interface ErrorHandlingOptions {
 
 /**
  * Unknown paths answer 404 and known paths with another method 405, both in the alternative shape
- * (CONTRACTS.md). Route patterns are collected as they are added so parametric paths match too.
+ * (docs/design/contracts.md#http-conventions). Route patterns are collected as they are added so parametric
+ * paths match too.
  */
 export function installErrorHandling(
   app: FastifyInstance,

@@ -1,10 +1,10 @@
 /**
  * Typed errors thrown by stores and core pieces. Each one knows its HTTP status and its envelope,
  * so a store never touches HTTP and `envelope.ts` turns any of them into an answer in one place
- * (CONTRACTS.md, "Emulator HTTP conventions").
+ * (docs/design/contracts.md#http-conventions).
  */
 
-// api-v2.md, Errors.
+// docs/design/cloud-api.md#the-alternative-shape
 /** The API's alternative error body: `code` equals the HTTP status. */
 export interface AltShape {
   error: string;

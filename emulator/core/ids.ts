@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
 
-/** Opaque, unguessable ids such as `ins-3f9c1a7e0b2d4c68` (api-v2.md: identifiers are opaque strings). */
+/**
+ * Opaque, unguessable ids such as `ins-3f9c1a7e0b2d4c68` (identifiers are opaque strings:
+ * docs/design/cloud-api.md#base-and-transport).
+ */
 export function newId(prefix: string): string {
   return `${prefix}-${randomBytes(8).toString("hex")}`;
 }

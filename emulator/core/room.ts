@@ -6,7 +6,8 @@ import type { Wallet } from "./wallet";
 
 /**
  * A room is one API area of the emulator (instances, catalogue, assets, workflows, ...), in the
- * moto style (STYLE.md): its routes only parse and answer, its store holds state and rules and
+ * moto style (docs/design/style.md#the-emulator-routes-stores-and-the-clock): its routes only parse
+ * and answer, its store holds state and rules and
  * knows nothing of HTTP. The server owns a list of rooms (`emulator/server.ts`) and drives them:
  *
  * - `register(api)` adds the room's routes to a fastify scope already prefixed with `/api/open/v2`.
@@ -48,7 +49,7 @@ export interface RoomContext {
   /** The caller's user id; throws 401 when the request carries no valid key. */
   currentUser(request: FastifyRequest): string;
   /**
-   * The caller's key as a stable fingerprint (never the key itself), for what the spec scopes to the
+   * The caller's key as a stable fingerprint (never the key itself), for what the API scopes to the
    * API key rather than the user (model-runs list and idempotency); throws 401 like currentUser.
    */
   currentKeyId(request: FastifyRequest): string;

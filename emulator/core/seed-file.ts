@@ -22,9 +22,9 @@ export const BUILT_IN_SEED: Seed = {
 };
 
 /**
- * A `--seed FILE` (DESIGN §5): each list replaces the built-in one, in the API's own field names;
- * a list left out keeps the built-in one. Unknown top-level keys are refused, so a typo is not a
- * silently ignored list.
+ * A `--seed FILE` (docs/design/contracts.md#more-options-and-faults): each list replaces the built-in one, in
+ * the API's own field names; a list left out keeps the built-in one. Unknown top-level keys are refused, so a
+ * typo is not a silently ignored list.
  */
 const seedFileSchema = z
   .object({

@@ -3,7 +3,7 @@ import { paramError } from "./errors";
 
 /**
  * Request validation for routes: a zod `safeParse` whose first issue becomes 400 code 1
- * `"<field>: <rule>"` (CONTRACTS.md). Rules are worded for people, not zod's internals.
+ * `"<field>: <rule>"` (docs/design/contracts.md#http-conventions). Rules are worded for people, not zod's internals.
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   if (body === undefined) return parseWith(schema, {}, "body");
@@ -96,7 +96,7 @@ export function intQuery(min: number, max: number) {
     .refine((v) => v >= min && v <= max, { message: `must be an integer from ${min} to ${max}` });
 }
 
-// api-v2.md, Limits.
+// docs/design/cloud-api.md#paging
 /** page from 1 and page_size default 20, at most 100, for every paginated list. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;

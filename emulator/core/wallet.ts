@@ -3,7 +3,7 @@ import { z } from "zod";
 import { insufficientBalance, notFound, paramError } from "./errors";
 import { decimal, nonEmpty, seconds, text } from "./state-schema";
 
-// api-v2.md shows decimal strings with 8 places.
+// The API shows decimal strings with 8 places (docs/design/cloud-api.md#units-and-formats).
 /** Money is exact: decimal.js, rounded to 8 places, as the API shows amounts. */
 const PLACES = 8;
 

@@ -3,7 +3,7 @@
  * the store that applies them and the schema that checks a saved state can never disagree.
  */
 
-// api-v2.md, States and transitions; names from field-notes.md.
+// docs/design/cloud-api.md#instance-statuses; names from docs/design/live-service-notes.md#instance-life.
 /** Instance status codes. */
 export const STATUS = {
   CREATED: 0,
@@ -18,13 +18,13 @@ export const STATUS = {
   RESTARTING: 27,
 } as const;
 
-// api-v2.md, Instance: charging_type values are not shown.
+// charging_type values are not shown (docs/design/cloud-api.md#instance-record).
 /** charging_type values, the emulator's choice: 1 hourly, 2 subscription. */
 export const CHARGING_TYPE = { PAY_AS_YOU_GO: 1, SUBSCRIPTION: 2 } as const;
 
 export const GPU_NUMS = [1, 2, 4, 8] as const;
 export const TITLE_MAX = 50;
 
-// api-v2.md, set_idle_close.
+// docs/design/cloud-api.md#idle-close
 /** Idle-close. */
 export const IDLE_PERIODS = [0, 10, 30, 60, 120] as const;

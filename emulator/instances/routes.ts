@@ -23,7 +23,8 @@ const listQuery = z.object(pagingQuery);
 const infoQuery = z.object({ instance_uuid: uuid });
 export const updateTitleBody = z.object({
   instance_uuid: uuid,
-  // Characters, not UTF-16 units: an emoji counts once (api-v2.md, "at most 50 characters").
+  // Characters, not UTF-16 units: an emoji counts once ("at most 50 characters",
+  // docs/design/cloud-api.md#instance-record).
   title: z
     .string()
     .refine((t) => Array.from(t).length <= TITLE_MAX, { message: `must be at most ${TITLE_MAX} characters` })
@@ -138,7 +139,7 @@ export class InstancesRoom extends StoreRoom<InstanceRecord[], InstancesStore> {
     api.post("/instance/set_idle_close", async (request) => {
       const owner = user(request);
       const { instance_uuid, ...policy } = parseBody(idleCloseBody, request.body);
-      // destroy is treated as false when idle_period_minutes is 0 (api-v2.md, set_idle_close).
+      // destroy is treated as false when idle_period_minutes is 0 (docs/design/cloud-api.md#idle-close).
       this.store.setIdleClose(owner, instance_uuid, {
         ...policy,
         destroy: policy.idle_period_minutes > 0 && policy.destroy,

@@ -65,7 +65,10 @@ export const instanceRecordSchema = z
     gpu_nums: oneOfInts(GPU_NUMS),
     charging_type: oneOfInts(Object.values(CHARGING_TYPE)),
     shutdown_regular: z.strictObject({ shutdown_time: seconds, enable: z.boolean() }),
-    /** 0 until the first save_image (the spec defines only 1, 2 and 3; 0 is the emulator's "never saved"). */
+    /**
+     * 0 until the first save_image (the API defines only 1, 2 and 3, docs/design/cloud-api.md#instance-record;
+     * 0 is the emulator's "never saved").
+     */
     save_image_status: oneOfInts([0, ...Object.values(SAVE_STATUS)]),
     save_image_next: z
       .strictObject({ save_image_status: oneOfInts(Object.values(SAVE_STATUS)), at: seconds })

@@ -72,7 +72,7 @@ export const BILLING_PERIOD_SECONDS = 3600;
 export const IDLE_CHECK_SECONDS = 60;
 /** Threshold 0 means "the platform-wide threshold", whose value is not shown; the emulator uses 5 %. */
 export const PLATFORM_IDLE_THRESHOLD = 5;
-// api-v2.md, set_idle_close.
+// docs/design/cloud-api.md#idle-close
 /** Threshold 100 skips that check. */
 export const SKIP_THRESHOLD = 100;
 
@@ -190,7 +190,8 @@ export class InstancesStore {
     input: { pod_uuid: string; pod_tag?: string; gpu_uuid: string; gpu_nums: number },
   ): CreatedInstance {
     const pod = this.catalogue.pod(input.pod_uuid);
-    // A pod is the image of create_by_pod: a missing one answers the spec's missing-image code -1.
+    // A pod is the image of create_by_pod: a missing one answers the API's missing-image code -1
+    // (docs/design/cloud-api.md#other-failures).
     if (!pod) throw notFound("pod", `${input.pod_uuid}; pick one from /pod/list`);
     const tag = input.pod_tag ?? pod.pod_tag[pod.pod_tag.length - 1];
     if (!pod.pod_tag.includes(tag)) {
@@ -222,7 +223,7 @@ export class InstancesStore {
       });
     }
     const personal = this.images.find(owner, input.image_uuid);
-    // api-v2.md, Errors: a missing image is code -1 (another user's image looks missing).
+    // A missing image is code -1, and another user's looks missing (docs/design/cloud-api.md#errors).
     if (!personal)
       throw notFound("image", `${input.image_uuid} is neither a market image nor one of your images`);
     if (personal.save_image_status !== SAVE_STATUS.SUCCEEDED) {
@@ -254,7 +255,7 @@ export class InstancesStore {
     return this.fullView(this.owned(owner, instanceUuid));
   }
 
-  // api-v2.md, update_title failures.
+  // docs/design/cloud-api.md#failures-of-update_title
   /** update_title answers code 1 (not -1) for a missing, deleted or foreign instance. */
   updateTitle(owner: string, instanceUuid: string, title: string): void {
     const instance = this.instances.get(instanceUuid);
@@ -298,7 +299,7 @@ export class InstancesStore {
     this.begin(instance, "restart");
   }
 
-  // field-notes.md, the instance operations table.
+  // docs/design/live-service-notes.md#power-and-schedule-calls
   /** Only for a running instance; enable=false or shutdown_time=0 cancels. */
   shutdownTimer(owner: string, instanceUuid: string, enable: boolean, shutdownTime: number): void {
     const instance = this.owned(owner, instanceUuid);
@@ -307,13 +308,14 @@ export class InstancesStore {
       instance.shutdown_regular = { shutdown_time: 0, enable: false };
       return;
     }
-    // Clients send a time at least 5 minutes ahead (field-notes.md); the emulator only requires the future.
+    // Clients send a time at least 5 minutes ahead; the emulator only requires the future
+    // (docs/design/live-service-notes.md#power-and-schedule-calls).
     if (shutdownTime <= this.now())
       throw paramError("shutdown_time", `must be in the future (now is ${this.now()})`);
     instance.shutdown_regular = { shutdown_time: shutdownTime, enable: true };
   }
 
-  // field-notes.md is silent on the states.
+  // Which states save_image accepts is not known (docs/design/live-service-notes.md#power-and-schedule-calls).
   /** Running or stopped instances can be saved (the emulator's choice). */
   saveImage(owner: string, instanceUuid: string): void {
     const instance = this.owned(owner, instanceUuid);
@@ -653,7 +655,8 @@ export class InstancesStore {
     });
     instance.billed_until = from + BILLING_PERIOD_SECONDS;
     // Usage already consumed is charged even into the red; a negative balance then stops the instance
-    // (the spec does not show what happens in arrears; the emulator's choice).
+    // (the API does not show what happens in arrears; the emulator's choice:
+    // docs/design/cloud-api.md#what-the-api-leaves-unknown).
     if (new Decimal(this.wallet.balance(instance.owner)).isNegative() && instance.status === STATUS.RUNNING) {
       this.begin(instance, "shutdown");
     }

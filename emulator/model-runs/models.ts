@@ -2,8 +2,9 @@ import { z } from "zod";
 import { choice, decimal, nonEmpty } from "../core/state-schema";
 
 /**
- * Seeded video models (DESIGN §5). Price rule: CNY per second of requested duration, by resolution;
- * the pre-deduction is that price for the request (spec "External model run": frozen_amount). The API
+ * Seeded video models (docs/design/contracts.md#seed-catalogue). Price rule: CNY per second of requested
+ * duration, by resolution; the pre-deduction is that price for the request (frozen_amount,
+ * docs/design/cloud-api.md#model-runs). The API
  * has no list of models, so a `--seed FILE` entry has the fields below.
  */
 

@@ -22,7 +22,7 @@ const listQuery = z.object({
 const cancelBody = z.object({ run_id: z.string().min(1) });
 const eventsQuery = z.object({ run_id: z.string().min(1) });
 
-/** External video-model tasks (spec "External model tasks"), scoped to the calling API key. */
+/** External video-model tasks (docs/design/cloud-api.md#model-runs), scoped to the calling API key. */
 export class ModelRunsRoom extends StoreRoom<ModelRunSnapshot, ModelRunStore> {
   readonly name = "model-runs";
   readonly stateSchema = modelRunsStateSchema;
@@ -57,7 +57,7 @@ export class ModelRunsRoom extends StoreRoom<ModelRunSnapshot, ModelRunStore> {
     });
   }
 
-  /** The user pays; the key is the scope (spec "GET /model-runs/list": scope is the calling API key). */
+  /** The user pays; the key is the scope of the model-runs list (docs/design/cloud-api.md#model-runs). */
   private caller(request: FastifyRequest): { user: string; scope: string } {
     return { user: this.ctx.currentUser(request), scope: this.ctx.currentKeyId(request) };
   }

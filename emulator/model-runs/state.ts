@@ -39,7 +39,10 @@ export type ModelRunEvent = z.infer<typeof modelRunEventSchema>;
 
 export const modelRunRecordSchema = z.strictObject({
   run_id: nonEmpty,
-  /** sha256 of the API key that created the run: the scope of list, cancel and events (spec "GET /model-runs/list"). */
+  /**
+   * sha256 of the API key that created the run: the scope of list, cancel and events
+   * (docs/design/cloud-api.md#model-runs).
+   */
   key_scope: nonEmpty,
   user: nonEmpty,
   idempotency_key: nonEmpty.max(MAX_IDEMPOTENCY_KEY_CHARACTERS),

@@ -21,9 +21,10 @@ import type { EventType, ModelRunRecord, ModelRunSnapshot, ModelRunStatus } from
 export { MODEL_RUN_STATUSES, type ModelRunStatus } from "./state";
 
 /**
- * The run lifecycle as data (DESIGN §5: 5 s queued, then 30 s running). The outcome is decided at
- * submit: a prompt containing FAILURE_MARKER makes the gateway report a failure (the emulator's
- * documented trigger; spec "External model run": failure causes not shown).
+ * The run lifecycle as data (5 s queued, then 30 s running: docs/design/contracts.md#what-it-implements).
+ * The outcome is decided at submit: a prompt containing FAILURE_MARKER makes the gateway report a
+ * failure (the emulator's documented trigger; the API does not show failure causes:
+ * docs/design/cloud-api.md#model-runs).
  */
 export const MODEL_RUN_STAGES: Record<
   "queued" | "running",
@@ -60,7 +61,10 @@ const REFERENCE_LISTS: Record<"images" | "videos" | "audios", MediaType> = {
   audios: "audio",
 };
 
-/** `YYYY-MM-DD HH:MM:SS` (spec "External model run": created_at in local time format); the emulator's local time is UTC. */
+/**
+ * `YYYY-MM-DD HH:MM:SS`: a model run's created_at is in local time (docs/design/cloud-api.md#units-and-formats); the
+ * emulator's local time is UTC.
+ */
 export function localTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
 }
@@ -323,7 +327,8 @@ export class ModelRunStore {
     };
     const needsFirst = category === "first_frame_to_video" || category === "first_last_frame_to_video";
     const needsLast = category === "first_last_frame_to_video";
-    // Labels bind to resources in request order (spec submit rule 7), so media is checked in the order sent.
+    // Labels bind to resources in request order, so media is checked in the order sent
+    // (docs/design/cloud-api.md#media-inputs-and-labels).
     for (const name of Object.keys(raw)) {
       if (name === "first_frame" || name === "last_frame") {
         inputs[name] = checkMedia(`inputs.${name}`, raw[name], "image", media);

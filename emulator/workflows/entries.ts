@@ -8,7 +8,7 @@ import type { MediaType } from "../assets/media-types";
  * pricing of a run.
  */
 
-/** value_type (and its accepted aliases) to the media kind it takes (spec "Workflow detail"). */
+/** value_type (and its accepted aliases) to the media kind it takes (docs/design/cloud-api.md#workflow-detail). */
 export const MEDIA_VALUE_TYPES = new Map<string, MediaType>([
   ["image_input", "image"],
   ["image", "image"],
@@ -70,7 +70,7 @@ export type OutputEntry = z.infer<typeof outputEntrySchema>;
 
 export interface WorkflowRevision {
   revision_id: string;
-  /** Absent on old revisions, which then report `4080` (spec "Workflow detail"). */
+  /** Absent on old revisions, which then report `4080` (docs/design/cloud-api.md#workflow-detail). */
   gpu_model?: string;
   quote_amount: string;
   /** Actual compute price per simulated second of running; settlement multiplies it by the running time. */
@@ -88,7 +88,10 @@ export interface WorkflowDefinition {
   tags: string[];
   covers: string[];
   owner: { user_id: string; display_name: string };
-  /** Visible to everyone; a non-public workflow is visible to its owner only (spec "GET /workflow/market/info"). */
+  /**
+   * Visible to everyone; a non-public workflow is visible to its owner only
+   * (docs/design/cloud-api.md#workflow-detail).
+   */
   public: boolean;
   may_incur_external_model_cost: boolean;
   external_cost_notice: string;
@@ -117,7 +120,7 @@ export const workflowSeedEntrySchema = z
       .literal("CNY", { message: 'must be "CNY", the only currency quotes are in' })
       .optional(),
     quote_amount: decimal,
-    /** The API reports no other models (spec "Workflow detail"); absent, it reports 4080. */
+    /** The API reports no other models (docs/design/cloud-api.md#workflow-detail); absent, it reports 4080. */
     gpu_model: choice(WORKFLOW_GPU_MODELS).optional(),
     may_incur_external_model_cost: z.boolean().default(false),
     external_cost_notice: z.string().default(""),

@@ -3,10 +3,10 @@ import { checkMediaValue, LabelBook, MediaContext, MediaInputProblem } from "../
 import { AssetStore } from "../assets/store";
 import { type ManifestEntry, MEDIA_VALUE_TYPES } from "./entries";
 
-/** Legacy flag accepted on every workflow (spec "POST /workflow/run/submit"). */
+/** Legacy flag accepted on every workflow (docs/design/cloud-api.md#versioning). */
 const LEGACY_FLAG = "contains_real_person_material";
 
-/** The engine's refusal (spec "Workflow submit failure"): msg equals data.error.reason. */
+/** The engine's refusal (docs/design/cloud-api.md#workflow-submit-failures): msg equals data.error.reason. */
 export function engineRejection(reason: string, detail: string): ApiError {
   return businessError(reason, {
     error: { reason, detail, engine_code: "INVALID_WORKFLOW_INPUT", status_code: 400 },

@@ -29,7 +29,10 @@ const runListQuery = z.object({
   status: z.enum(RUN_STATUSES, { message: `must be one of ${RUN_STATUSES.join(", ")}` }).optional(),
 });
 
-/** Workflow market, run submission and run queries (spec "Workflows"; field-notes "Workflow runs"). */
+/**
+ * Workflow market, run submission and run queries (docs/design/cloud-api.md#workflows;
+ * docs/design/live-service-notes.md#workflow-runs).
+ */
 export class WorkflowsRoom extends StoreRoom<WorkflowSnapshot, WorkflowStore> {
   readonly name = "workflows";
   readonly stateSchema = workflowsStateSchema;

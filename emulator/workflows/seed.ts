@@ -1,12 +1,12 @@
 /**
- * Seeded published workflows (DESIGN §5): between them their manifests use every value_type and
- * alias, select controls with string, number and boolean options, and required media inputs;
- * one may incur external model cost. Seed ids are stable across resets.
+ * Seeded published workflows (docs/design/contracts.md#seed-catalogue): between them their manifests use
+ * every value_type and alias, select controls with string, number and boolean options, and required media
+ * inputs; one may incur external model cost. Seed ids are stable across resets.
  */
 
 import type { ManifestEntry, UiSchema, WorkflowDefinition, WorkflowRevision } from "./entries";
 
-/** Old revisions name no GPU model and report `4080` (spec "Workflow detail"). */
+/** Old revisions name no GPU model and report `4080` (docs/design/cloud-api.md#workflow-detail). */
 export function gpuModelOf(revision: WorkflowRevision): string {
   return revision.gpu_model ?? "4080";
 }

@@ -15,9 +15,10 @@ import type { LogEntry, RunRecord, RunStatus, WorkflowSnapshot } from "./state";
 export type { RunStatus } from "./state";
 
 /**
- * The run lifecycle as data (DESIGN §5: 5 s queued, then 20 s running). The outcome is decided at
- * submit: a run fails when any string input contains FAILURE_MARKER (the emulator's documented
- * trigger; spec "Workflow run": failure causes not shown).
+ * The run lifecycle as data (5 s queued, then 20 s running: docs/design/contracts.md#what-it-implements).
+ * The outcome is decided at submit: a run fails when any string input contains FAILURE_MARKER (the
+ * emulator's documented trigger; the API does not show failure causes:
+ * docs/design/cloud-api.md#workflow-runs).
  */
 export const RUN_STAGES: Record<"queued" | "running", { seconds: number; next: "running" | "outcome" }> = {
   queued: { seconds: 5, next: "running" },

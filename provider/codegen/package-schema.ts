@@ -1,5 +1,6 @@
 /**
- * The Pulumi package schema (DESIGN §8) from the resource definitions, the data sources' shapes and the
+ * The Pulumi package schema (docs/design/contracts.md#the-native-plugin) from the resource definitions,
+ * the data sources' shapes and the
  * settings table: what the native plugin's GetSchema serves and what SDKs for other languages are
  * generated from.
  */

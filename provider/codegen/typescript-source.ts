@@ -1,6 +1,7 @@
 /**
  * The public TypeScript of the resources, written from their definitions: plain interfaces for the
- * arguments, and classes whose output fields are `declare`d (DESIGN §7), so the package's declarations
+ * arguments, and classes whose output fields are `declare`d
+ * (docs/design/pulumi-machinery.md#runtime-mocks-and-jest), so the package's declarations
  * hold nothing of zod. One module per resource kind exports its dynamic provider (provider/shim.ts).
  */
 import type { AnyResourceDefinition } from "../framework/define-resource";

@@ -36,8 +36,9 @@ export function paging(opts: DataSourceOptions | undefined): { pageSize?: number
   if (pageSize === undefined) {
     return {};
   }
-  // api-v2.md (Limits) caps page_size at 100 for the model-runs list and shows no other cap; the
-  // emulator applies 100 everywhere, so a larger size is refused here rather than by the cloud.
+  // The API caps page_size at 100 for the model-runs list and shows no other cap; the emulator
+  // applies 100 everywhere, so a larger size is refused here rather than by the cloud
+  // (docs/design/cloud-api.md#paging).
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
     throw new RangeError(`pageSize is ${pageSize}; it must be an integer from 1 to ${MAX_PAGE_SIZE}.`);
   }

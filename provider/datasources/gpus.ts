@@ -121,7 +121,7 @@ export function getGpuOutput(args: InputArgs<GetGpuArgs>, opts?: DataSourceOptio
 
 function gpuCatalogue(opts: DataSourceOptions | undefined): Promise<RawGpu[]> {
   const connection = connect(opts);
-  // /gpu/list takes no parameters and has no pages (api-v2.md, Catalogues).
+  // /gpu/list takes no parameters and has no pages (docs/design/cloud-api.md#catalogues).
   // /gpu/list needs a key (unlike the public pod and market lists), so its answer belongs to the key.
   return cachedCatalogue(
     { baseUrl: connection.baseUrl, endpoint: "/gpu/list", caller: connection.apiKey },

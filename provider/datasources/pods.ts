@@ -157,8 +157,9 @@ function toPod(raw: RawPod): Pod {
   return pod;
 }
 
-// api-v2.md (Versioning 3) says creation defaults to the latest tag without saying where it sits in
-// pod_tag; the emulator lists tags oldest first and creates with the last one, and so do we.
+// The API says creation defaults to the latest tag without saying where it sits in pod_tag
+// (docs/design/cloud-api.md#versioning); the emulator lists tags oldest first and creates with the last one,
+// and so do we.
 function latestTag(tags: string[]): string | undefined {
   return tags[tags.length - 1];
 }

@@ -4,7 +4,7 @@ import { GPU_NUMS } from "../../sdk";
 import { lift } from "./client";
 import type { InputArgs } from "./options";
 
-// field-notes.md, Prices.
+// docs/design/live-service-notes.md#prices
 /** The only currency the cloud prices in. */
 export const CURRENCY = "CNY";
 export type Currency = typeof CURRENCY;

@@ -123,7 +123,7 @@ function toWorkflow(raw: WorkflowDetail): Workflow {
     quoteAmount: raw.quote_amount === undefined ? undefined : Number(raw.quote_amount),
     quoteAmountText: raw.quote_amount,
     quoteCurrency: raw.quote_currency ?? CURRENCY,
-    // api-v2.md (Workflow detail): gpu_model is 4080 when missing.
+    // gpu_model is 4080 when missing (docs/design/cloud-api.md#workflow-detail).
     gpuModel: raw.gpu_model ?? "4080",
     mayIncurExternalModelCost: raw.may_incur_external_model_cost ?? false,
     externalCostNotice: raw.external_cost_notice ?? "",

@@ -176,7 +176,7 @@ export function withInputDefaults(
   return filled;
 }
 
-// DESIGN §7: returning a secret from a dynamic provider fails.
+// Returning a secret from a dynamic provider fails (docs/design/pulumi-machinery.md#secret-outputs).
 /** Outputs Pulumi must encrypt: a provider cannot return secrets, so the class asks for them. */
 export function secretOutputNames(definition: AnyResourceDefinition): string[] {
   return Object.entries(definition.outputs)

@@ -18,7 +18,10 @@ import { diffInputs, type ResourceDiff } from "./diff";
 import { reportingInitFailure } from "./errors";
 import { plainJson } from "./plain-json";
 
-/** The property in which the engine carries the serialized provider (DESIGN §7). */
+/**
+ * The property in which the engine carries the serialized provider
+ * (docs/design/pulumi-machinery.md#the-stored-provider).
+ */
 const PROVIDER_KEY = "__provider";
 
 export type DynamicProvider = Required<pulumi.dynamic.ResourceProvider>;

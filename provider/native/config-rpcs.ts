@@ -1,9 +1,9 @@
 /**
- * The provider's own configuration (DESIGN §2) as the engine hands it over: CheckConfig and DiffConfig
- * see the provider's inputs by short name (`apiKey`, from stack config `gpucloud:apiKey`, values as text
- * or, from an explicit provider, typed), Configure the same inputs once more. Each value is parsed and
- * checked by the settings table, with the environment as the fallback, so a missing key is refused here
- * and never at the first resource call.
+ * The provider's own configuration (docs/design/contracts.md#configuration) as the engine hands it over:
+ * CheckConfig and DiffConfig see the provider's inputs by short name (`apiKey`, from stack config
+ * `gpucloud:apiKey`, values as text or, from an explicit provider, typed), Configure the same inputs once
+ * more. Each value is parsed and checked by the settings table, with the environment as the fallback, so a
+ * missing key is refused here and never at the first resource call.
  */
 import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";

@@ -1,5 +1,6 @@
 /**
- * The native Pulumi resource plugin (DESIGN §8): Pulumi's gRPC ResourceProvider service, built from the
+ * The native Pulumi resource plugin (docs/design/contracts.md#the-native-plugin): Pulumi's gRPC ResourceProvider
+ * service, built from the
  * same resource definitions as the dynamic providers and served on 127.0.0.1. The engine's protocol is
  * implemented here with @grpc/grpc-js and the stubs that ship in @pulumi/pulumi, not with
  * `provider.main` of @pulumi/pulumi (3.248's never passes configuration to the provider, has no

@@ -1,4 +1,7 @@
-/** The IdleClosePolicy resource: an instance's idle shutdown rule, set_idle_close (DESIGN §3). Its id is the instance's uuid. */
+/**
+ * The IdleClosePolicy resource: an instance's idle shutdown rule, set_idle_close
+ * (docs/design/contracts.md#idleclosepolicy). Its id is the instance's uuid.
+ */
 import { z } from "zod";
 import { instanceStatusName, NotFoundError, type Instance as CloudInstance } from "../../sdk";
 import { warn, type ProviderContext } from "../framework/context";
@@ -10,7 +13,7 @@ import { messageOf } from "../framework/errors";
 /** The resource's type name; its reads share instance walks under it (InstanceReads.read). */
 const POLICY = "IdleClosePolicy";
 
-/** api-v2.md set_idle_close: 0 cancels, so a policy takes one of the others. */
+/** An idle period of 0 cancels the rule, so a policy takes one of the others (docs/design/cloud-api.md#idle-close). */
 const PERIODS = [10, 30, 60, 120] as const;
 
 const threshold = (what: string) =>
@@ -60,7 +63,8 @@ async function apply(ctx: ProviderContext, inputs: IdleClosePolicyInputs) {
 
 /**
  * The policy as the cloud reports it: "none" when there is none, "unreported" when the instance record
- * does not carry it (`idle_close` is not in api-v2.md: the emulator reports it, the live service may not).
+ * does not carry it (`idle_close` is not in the API: the emulator reports it, the live service may not;
+ * docs/design/cloud-api.md#what-the-api-leaves-unknown).
  */
 function reportedPolicy(cloud: CloudInstance): IdleClosePolicyInputs | "none" | "unreported" {
   const policy = cloud.idle_close;

@@ -1,4 +1,7 @@
-/** The PersonalImage resource: an image saved from an instance, or an adopted one (DESIGN §3). Its id is the image's uuid. */
+/**
+ * The PersonalImage resource: an image saved from an instance, or an adopted one
+ * (docs/design/contracts.md#personalimage). Its id is the image's uuid.
+ */
 import { z } from "zod";
 import {
   OutcomeUnknownError,
@@ -75,7 +78,8 @@ async function findImage(
 }
 
 /**
- * save_image answers without the new image's uuid (field-notes.md), so the new image is the one in the
+ * save_image answers without the new image's uuid
+ * (docs/design/live-service-notes.md#power-and-schedule-calls), so the new image is the one in the
  * private list that was not there before; saves run one at a time per process so that stays unambiguous.
  * A lost answer to save_image is followed the same way: if the save happened, its image appears. If the
  * cloud shows no save started, it failed before doing anything, and waiting for it would only time out.

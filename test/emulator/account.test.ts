@@ -22,7 +22,7 @@ describe("emulator account", () => {
 
   const balance = async () => (await t.api("GET", "/balance/info")).body.data.balance as number;
   const bills = async () => (await t.api("GET", "/bill/list", { query: { page_size: 100 } })).body.data;
-  /** field-notes.md, Prices: pod hourly + GPU hourly * gpu_nums. */
+  /** Pod hourly + GPU hourly * gpu_nums (docs/design/live-service-notes.md#prices). */
   const hourly = async (gpuNums: number) => {
     const gpus = (await t.api("GET", "/gpu/list")).body.data.gpu_list;
     const gpu = gpus.find((g: { gpu_name: string }) => g.gpu_name === "4090D");

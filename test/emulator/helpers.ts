@@ -6,7 +6,7 @@ import {
   userOfKeySpec,
 } from "pulumi-gpucloud/emulator";
 
-/** The key every emulator starts with when no apiKeys are given (DESIGN §5). */
+/** The key every emulator starts with when no apiKeys are given (docs/design/contracts.md#starting-it). */
 export const DEMO_KEY = "demo-key";
 /** The user behind DEMO_KEY, as admin paths such as /users/{user}/balance name it. */
 export const DEMO_USER = userOfKeySpec(DEMO_KEY);

@@ -144,7 +144,7 @@ describe("emulator instances", () => {
       expect(theirs.body).toMatchObject({ code: -1, msg: expect.stringMatching(/^image not found: /) });
     });
 
-    it("answers an unknown image with the spec's missing-image code -1 (HTTP 404)", async () => {
+    it("answers an unknown image with the API's missing-image code -1 (HTTP 404)", async () => {
       const answer = await post("/instance/create_by_image", {
         image_uuid: "img-missing",
         gpu_uuid: await gpuUuid(t, "4090D"),

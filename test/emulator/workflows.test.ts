@@ -75,7 +75,7 @@ function expectEngineRejection(res: Answer<Envelope>, detail: RegExp) {
 }
 
 describe("workflow market", () => {
-  it("lists published workflows newest first with the field-notes item fields", async () => {
+  it("lists published workflows newest first with the item fields public clients read", async () => {
     const res = await get("/workflow/market/list?sort=latest");
     expect(res.body).toMatchObject({ code: 0, msg: "success", data: { total: 2, page: 1, page_size: 20 } });
     expect(res.body.data.items.map((w: Json) => w.workflow_id)).toEqual([REMIX, PORTRAIT]);

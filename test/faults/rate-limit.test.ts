@@ -31,7 +31,7 @@ const UPDATES = 150;
 const INSTANCES = 10;
 /** Requests already on the wire when a 429 is answered arrive just after it; they did not ignore it. */
 const IN_FLIGHT_GRACE_MS = 100;
-/** Two keys of one user (`USER:KEY`, DESIGN §5): each key has its own rate. */
+/** Two keys of one user (`USER:KEY`, docs/design/contracts.md#starting-it): each key has its own rate. */
 const PROVIDER_KEY = "provider-key";
 const SETUP_KEY = "setup-key";
 

@@ -12,9 +12,10 @@ export function settle<T>(output: pulumi.Output<T>): Promise<T> {
 }
 
 /**
- * Runs `construct` under `pulumi.runtime.setMocks` and returns what the engine would have received
- * for each registered resource: its type token and inputs, `__provider` included as the serialized
- * provider text (DESIGN §7). Every resource's urn and id are awaited before returning.
+ * Runs `construct` under `pulumi.runtime.setMocks` and returns what the engine would have received for each
+ * registered resource: its type token and inputs, `__provider` included as the serialized provider text
+ * (docs/design/pulumi-machinery.md#the-stored-provider). Every resource's urn and id are awaited before
+ * returning.
  */
 export async function registrations(construct: () => pulumi.CustomResource[]): Promise<RegisteredResource[]> {
   const seen: RegisteredResource[] = [];

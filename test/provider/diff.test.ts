@@ -43,7 +43,8 @@ describe("the declared diff", () => {
 
   it("replaces an instance for a pod tag other than the one it runs, never for that one or for a pin removed", () => {
     const running = { ...stored, imageTag: "v1" };
-    // A program that pins the tag the instance runs (or an import, which records it, DESIGN §8).
+    // A program that pins the tag the instance runs (or an import, which records it:
+    // docs/design/contracts.md#the-native-plugin).
     expect(diffResource(instance, "i-1", running, { ...program, podTag: "v1" })).toMatchObject({
       changes: false,
     });

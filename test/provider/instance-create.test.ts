@@ -12,7 +12,7 @@ import { gpucloudHarness, providerConfig } from "../support/providers";
 import { startWorld, type World } from "../support/world";
 
 const KEY = "team-key";
-/** Another key of the same user: its instances are listed to the provider too (DESIGN §5, USER:KEY). */
+/** Another key of the same user (USER:KEY, docs/design/contracts.md#starting-it): its instances are listed too. */
 const OTHER_KEY = "other-key";
 const CONFIG = { "gpucloud:requestTimeoutMs": "500" };
 const CREATE = "/instance/create_by_pod";

@@ -1,9 +1,11 @@
 /**
- * What users read never cites a file they do not have: the design notes and the spec beside this
- * repository are not in the package. Scanned: the README, every string literal of the shipped
- * JavaScript (messages, outputs such as a price estimate's basis), and every doc comment of the shipped
- * declarations a program can reach through the package's entry points (editor hovers). Code comments
- * may cite the spec: they are not emitted into declarations.
+ * What users read never cites a file they do not have. The design notes (docs/design/) and the rest of
+ * docs/ are not in the package (package.json `files`), nor are the documents those notes replaced.
+ * Scanned: the README (for the replaced documents; it may link docs/ for readers of the repository), every
+ * string literal of the shipped JavaScript (messages, outputs such as a price estimate's basis), and every
+ * doc comment of the shipped declarations a program can reach through the package's entry points (editor
+ * hovers). Code comments may cite docs/design/: they are not emitted into what ships, and
+ * test/docs/citations.test.ts checks that what they cite exists.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -11,7 +13,10 @@ import * as path from "node:path";
 import * as ts from "typescript";
 import { assertBuilt, REPO_ROOT } from "../harness";
 
-const CITATION = /field-notes\.md|api-v2\.md|DESIGN\.md|DESIGN ?§/;
+/** The documents that lived beside the repository before docs/design/ took their place. */
+const REPLACED_DOCUMENT = /field-notes\.md|api-v2\.md|DESIGN\.md|DESIGN ?§|STYLE\.md|CONTRACTS\.md/;
+/** A replaced document, or a path under docs/ (not part of a longer path or of a URL). */
+const CITATION = new RegExp(`${REPLACED_DOCUMENT.source}|(?<![\\w/.:-])docs/`);
 
 interface Manifest {
   files: string[];
@@ -91,9 +96,9 @@ describe("user-facing text cites no file outside the package", () => {
 
   it("the README", () => {
     const lines = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8").split("\n");
-    expect(lines.flatMap((text, i) => (CITATION.test(text) ? [`README.md:${i + 1}: ${text}`] : []))).toEqual(
-      [],
-    );
+    expect(
+      lines.flatMap((text, i) => (REPLACED_DOCUMENT.test(text) ? [`README.md:${i + 1}: ${text}`] : [])),
+    ).toEqual([]);
   });
 
   it("the string literals of the shipped JavaScript", () => {
@@ -107,11 +112,22 @@ describe("user-facing text cites no file outside the package", () => {
     expect(citingDeclarationLines()).toEqual([]);
   });
 
+  it("ships no docs/ folder, so the rule above holds", () => {
+    expect(manifest.files.filter((entry) => entry === "docs" || entry.startsWith("docs/"))).toEqual([]);
+  });
+
   it("finds a citation where there is one (the scanner itself works)", () => {
     const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "citations-")), "probe.js");
+    // Spelt out at run time, so that this file cites nothing itself.
+    const design = ["docs", "design", "cloud-api"].join("/");
+    const [api, notes, page] = ["api-v2", "field-notes", design].map((name) => `${name}.md`);
     try {
-      fs.writeFileSync(probe, 'throw new Error(`see ${"api-v2.md"} and field-notes.md`);\n');
-      expect(citingStrings(probe)).toHaveLength(2);
+      fs.writeFileSync(
+        probe,
+        `throw new Error(\`see \${"${api}"} and ${notes}\`);\nconst next = "read ${page}#errors";\n` +
+          'const url = "https://example.com/docs/page";\n',
+      );
+      expect(citingStrings(probe)).toHaveLength(3);
     } finally {
       fs.rmSync(path.dirname(probe), { recursive: true, force: true });
     }

@@ -49,7 +49,8 @@ describe("the generated files", () => {
 });
 
 describe("the package schema", () => {
-  it("names the package, its resources, its functions and its settings as DESIGN §8 does", () => {
+  // The names are those of docs/design/contracts.md#the-native-plugin.
+  it("names the package, its resources, its functions and its settings as the contract does", () => {
     expect(schema.name).toBe("gpucloud");
     expect(Object.keys(schema.resources).sort()).toEqual([POLICY, INSTANCE, IMAGE]);
     expect(Object.keys(schema.functions).sort()).toEqual(FUNCTIONS.map((f) => `gpucloud:index:${f}`).sort());
@@ -68,7 +69,8 @@ describe("the package schema", () => {
     expect(schema.provider.inputProperties).toEqual(schema.config.variables);
   });
 
-  it("gives each resource the inputs and outputs of DESIGN §3 under the same names", () => {
+  // The inputs and outputs of docs/design/contracts.md#resources.
+  it("gives each resource the inputs and outputs of the contract under the same names", () => {
     const instance = schema.resources[INSTANCE];
     expect(Object.keys(instance.inputProperties)).toEqual(expect.arrayContaining([...INSTANCE_INPUTS]));
     expect(instance.requiredInputs).toEqual(["gpuUuid", "gpuNums"]);

@@ -1,6 +1,7 @@
 /**
- * The settings table (DESIGN §2): stack config, then the environment, values as text parsed and
- * checked, a bad value named with both ways to set it, and the request timeout reaching the client.
+ * The settings table (docs/design/contracts.md#configuration): stack config, then the environment, values as
+ * text parsed and checked, a bad value named with both ways to set it, and the request timeout reaching the
+ * client.
  */
 import { getBalance } from "../../provider/datasources";
 import { ConfigurationError, resolveConnection, resolveProviderSettings } from "../../provider/settings";

@@ -1,6 +1,6 @@
 /**
- * A real emulator over loopback for sdk tests, with its admin API (DESIGN §5). The clock is frozen
- * (timeScale 0) and moves only when a test advances it.
+ * A real emulator over loopback for sdk tests, with its admin API (docs/design/contracts.md#admin-api). The
+ * clock is frozen (timeScale 0) and moves only when a test advances it.
  */
 import { startEmulator } from "pulumi-gpucloud/emulator";
 import {

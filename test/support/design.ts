@@ -1,4 +1,7 @@
-/** Public names DESIGN §3 fixes, which the classes, the dynamic providers and the schema must all carry. */
+/**
+ * Public names docs/design/contracts.md#resources fixes, which the classes, the dynamic providers and the
+ * schema must all carry.
+ */
 
 export const INSTANCE_INPUTS = [
   "podUuid",

@@ -1,4 +1,7 @@
-/** How the cloud's instance record reads: its statuses, its timer and its services (field-notes.md, "Instance life"). */
+/**
+ * How the cloud's instance record reads: its statuses, its timer and its services
+ * (docs/design/live-service-notes.md#instance-life).
+ */
 import type { Instance as CloudInstance } from "../../../sdk";
 
 export const RUNNING = 2;
@@ -44,7 +47,8 @@ export function scheduledShutdown(cloud: CloudInstance): number | undefined {
 
 /**
  * The scheduled shutdown as the instance's inputs show it: none while it is powered off. A timer only
- * shuts down a running instance and can only be cancelled on one (field-notes.md), so a timer left on a
+ * shuts down a running instance and can only be cancelled on one
+ * (docs/design/live-service-notes.md#power-and-schedule-calls), so a timer left on a
  * stopped instance is not drift that `up` could repair; a start-up cancels or replaces it.
  */
 export function shutdownAtInput(cloud: CloudInstance): number | undefined {

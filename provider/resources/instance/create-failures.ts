@@ -36,7 +36,7 @@ const CLEANUP_MAX_MS = 5 * 60_000;
 /**
  * Destroys the instance a failed create made, going on through transient failures for up to
  * CLEANUP_MAX_MS. When even that fails, the state keeps the instance (ErrorResourceInitFailed with its
- * id), so it is not forgotten (DESIGN §8).
+ * id), so it is not forgotten (docs/design/contracts.md#the-native-plugin).
  */
 export async function destroyAfterFailure(
   ctx: ProviderContext,

@@ -1,4 +1,4 @@
-/** The Instance resource: a rented GPU instance (DESIGN §3). */
+/** The Instance resource: a rented GPU instance (docs/design/contracts.md#instance). */
 import { z } from "zod";
 import {
   collect,
@@ -220,7 +220,10 @@ export const instance = defineResource({
   },
 });
 
-/** DESIGN §8: an instance whose image is a pod of the catalogue was created from that pod, any other from an image. */
+/**
+ * An instance whose image is a pod of the catalogue was created from that pod, any other from an image
+ * (docs/design/contracts.md#the-native-plugin).
+ */
 async function createdFrom(
   ctx: ProviderContext,
   cloud: CloudInstance,

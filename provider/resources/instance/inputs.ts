@@ -1,6 +1,6 @@
 /**
- * The inputs of Instance (DESIGN §3): each described once, checked field by field, then across fields.
- * Apart from the definition because the create and update paths read them too.
+ * The inputs of Instance (docs/design/contracts.md#instance): each described once, checked field by field,
+ * then across fields. Apart from the definition because the create and update paths read them too.
  */
 import { z } from "zod";
 import { GPU_NUMS, TITLE_MAX } from "../../../sdk";

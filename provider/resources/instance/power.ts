@@ -36,9 +36,9 @@ interface PowerCall {
   /** The state it brings the instance to, as messages name it. */
   goal: string;
   /**
-   * The statuses the cloud takes the call from (field-notes.md, "Power and schedule": start only a
-   * shut-down instance, stop only a running one). Read back after a lost answer, one of these means the
-   * call has not taken effect (yet).
+   * The statuses the cloud takes the call from (start only a shut-down instance, stop only a running
+   * one: docs/design/live-service-notes.md#power-and-schedule-calls). Read back after a lost answer, one of these
+   * means the call has not taken effect (yet).
    */
   from: readonly number[];
   /** The instance is on its way to the goal, or there: the call took effect. */

@@ -66,7 +66,7 @@ const INSTANCE_RESOURCE = "Instance";
  * paced gap per page, however long its requests queued behind the writes).
  */
 export const POLL_SHARE = 0.25;
-/** The largest page the emulator serves; api-v2.md does not show the live service's maximum. */
+/** The emulator's largest page; the API shows no maximum for the live service (docs/design/cloud-api.md#paging). */
 export const LIST_PAGE_SIZE = 100;
 
 /** One walk of /instance/list. */
@@ -107,7 +107,10 @@ interface Waiter {
   timeOut(): void;
 }
 
-/** api-v2.md: list and info both return server_url and server_map; creation records carry neither. */
+/**
+ * List and info both return server_url and server_map; creation records carry neither
+ * (docs/design/cloud-api.md#instance-record).
+ */
 function hasInfoFields(instance: Instance): boolean {
   return Array.isArray(instance.server_url) && Array.isArray(instance.server_map);
 }

@@ -5,7 +5,10 @@
 import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
 
-/** Clients send a scheduled shutdown at least this far ahead (field-notes.md, the instance operations table). */
+/**
+ * Clients send a scheduled shutdown at least this far ahead
+ * (docs/design/live-service-notes.md#power-and-schedule-calls).
+ */
 export const SHUTDOWN_LEAD_SECONDS = 300;
 
 /** A Unix time as people read it in messages: ISO 8601 in UTC, whole seconds. */
