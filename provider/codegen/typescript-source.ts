@@ -3,7 +3,7 @@
  * arguments, and classes whose output fields are `declare`d (DESIGN §7), so the package's declarations
  * hold nothing of zod. One module per resource kind exports its dynamic provider (provider/shim.ts).
  */
-import type { AnyResourceDefinition } from "../framework/define-resource";
+import { describedWithId, type AnyResourceDefinition } from "../framework/define-resource";
 import { refName, withoutNull, type JsonSchema, type ResourceSchemas } from "./json-schema";
 
 export const GENERATED_NOTICE =
@@ -53,7 +53,7 @@ function resourceSource(
     `/** The arguments of {@link ${name}}. */`,
     `export interface ${name}Args {\n${args.join("\n")}\n}`,
     "",
-    doc(definition.description).trimEnd(),
+    doc(describedWithId(definition)).trimEnd(),
     `export class ${name} extends pulumi.dynamic.Resource {`,
     ...outputs,
     "",
