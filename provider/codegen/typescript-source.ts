@@ -4,7 +4,7 @@
  * (docs/design/pulumi-machinery.md#runtime-mocks-and-jest), so the package's declarations
  * hold nothing of zod. One module per resource kind exports its dynamic provider (provider/shim.ts).
  */
-import type { AnyResourceDefinition } from "../framework/define-resource";
+import { describedWithId, type AnyResourceDefinition } from "../framework/define-resource";
 import { refName, withoutNull, type JsonSchema, type ResourceSchemas } from "./json-schema";
 
 export const GENERATED_NOTICE =
@@ -54,7 +54,7 @@ function resourceSource(
     `/** The arguments of {@link ${name}}. */`,
     `export interface ${name}Args {\n${args.join("\n")}\n}`,
     "",
-    doc(definition.description).trimEnd(),
+    doc(describedWithId(definition)).trimEnd(),
     `export class ${name} extends pulumi.dynamic.Resource {`,
     ...outputs,
     "",

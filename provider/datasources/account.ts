@@ -9,6 +9,7 @@ export interface Balance {
   balance: number;
   /** Card (voucher) balance. */
   cardBalance: number;
+  /** The currency of both balances: always `CNY`. */
   currency: Currency;
 }
 

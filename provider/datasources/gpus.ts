@@ -18,13 +18,17 @@ export interface GpuModel {
   valid: boolean;
   /** Price per GPU per hour, in `currency`. */
   hourlyPrice: number;
+  /** The currency of the prices: always `CNY`. */
   currency: Currency;
   /** Every listed price per GPU. */
   price: Price;
 }
 
 export interface GetGpusArgs {
-  /** Also return invalid models (status 0). Default false. */
+  /**
+   * Also return invalid models (status 0).
+   * @defaultValue false
+   */
   includeInvalid?: boolean;
 }
 
@@ -36,7 +40,10 @@ export interface GetGpusResult {
 export interface GetGpuArgs {
   /** Model name, e.g. `"4090D"`; matched without regard to case (see `getGpu`). */
   name: string;
-  /** Also consider invalid models (status 0). Default false. */
+  /**
+   * Also consider invalid models (status 0).
+   * @defaultValue false
+   */
   includeInvalid?: boolean;
 }
 

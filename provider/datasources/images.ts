@@ -11,11 +11,17 @@ import { withDefined } from "./shape";
 
 /** Versions of the software a market image ships; a component the image lacks is an empty string. */
 export interface ImageComponents {
+  /** CUDA version, e.g. `12.4`. */
   cuda: string;
+  /** PaddlePaddle version. */
   paddlePaddle: string;
+  /** PyTorch version. */
   pyTorch: string;
+  /** Python version, e.g. `3.11`. */
   python: string;
+  /** TensorFlow version. */
   tensorFlow: string;
+  /** Ubuntu version. */
   ubuntu: string;
 }
 
@@ -23,6 +29,7 @@ export interface ImageComponents {
 export interface MarketImage {
   /** Id to pass as an Instance's `imageUuid`. */
   imageUuid: string;
+  /** The software it ships, by version. */
   components: ImageComponents;
   /** Image size in bytes, when listed. */
   sizeBytes?: number;
@@ -40,6 +47,7 @@ export interface GetMarketImagesArgs {
 }
 
 export interface GetMarketImagesResult {
+  /** The matching images, in the order the cloud lists them. */
   images: MarketImage[];
 }
 
@@ -47,23 +55,28 @@ export interface GetMarketImagesResult {
 export interface PersonalImageSummary {
   /** Id to pass as an Instance's `imageUuid` or a PersonalImage's adopted id. */
   imageUuid: string;
+  /** The image's title. */
   title: string;
+  /** The image's remark. */
   remark: string;
-  /** When listed. */
+  /** How many layers the image has, when listed. */
   layerCount?: number;
   /** Size in GB, when listed. */
   sizeGb?: number;
-  /** The pod the image was saved from, and its version ("" when not listed). */
+  /** The pod the image was saved from ("" when not listed). */
   podUuid: string;
+  /** The version of that pod ("" when not listed). */
   podTag: string;
   /** 1 uploading, 2 saved, 3 failed. */
   saveImageStatus?: number;
+  /** `saveImageStatus` by name: `uploading`, `saved`, `failed`, or `unknown` when not listed. */
   saveImageStatusName: "uploading" | "saved" | "failed" | "unknown";
   /** Unix seconds, when listed. */
   createTime?: number;
 }
 
 export interface GetPersonalImagesResult {
+  /** Every personal image of the caller. */
   images: PersonalImageSummary[];
 }
 

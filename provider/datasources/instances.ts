@@ -10,18 +10,28 @@ import { withDefined } from "./shape";
  * exports it. Read it from the Instance resource's `sshPasswords` output, which is a secret.
  */
 export interface InstanceService {
+  /** The service's title. */
   title: string;
+  /** The service's address. */
   url: string;
   /** `http` or `ssh`. */
   portType: string;
   /** `tcp` or `udp`. */
   protocol: string;
-  /** Present for `ssh` services. */
-  ssh?: { host: string; port: number; username: string };
+  /** How to reach an `ssh` service; absent for others. */
+  ssh?: {
+    /** SSH host. */
+    host: string;
+    /** SSH port. */
+    port: number;
+    /** SSH user; the password is in the Instance resource's secret sshPasswords. */
+    username: string;
+  };
 }
 
 /** One of the caller's instances as /instance/list reports it. */
 export interface InstanceSummary {
+  /** The instance's uuid. */
   instanceUuid: string;
   /** Numeric status (2 running, 4 stopped, ...; see statusName). */
   status: number;
@@ -33,25 +43,48 @@ export interface InstanceSummary {
   createTime?: number;
   /** Unix seconds, when reported. */
   startTime?: number;
+  /** Addresses of its web services. */
   serverUrls: string[];
+  /** Its exposed services. */
   services: InstanceService[];
+  /** GPU model uuid, when reported. */
   gpuUuid?: string;
+  /** GPU model name, when reported. */
   gpuName?: string;
+  /** Number of GPUs, when reported. */
   gpuNums?: number;
+  /** The uuid of the image (or pod) it was created from, when reported. */
   imageUuid?: string;
+  /** Image name, when reported. */
   imageName?: string;
+  /** Image version tag, when reported. */
   imageTag?: string;
   /** Billing type; the API does not publish the meaning of its values. */
   chargingType?: number;
   /** Scheduled shutdown, when the cloud reports one. */
-  shutdownRegular?: { enable: boolean; shutdownTime: number };
+  shutdownRegular?: {
+    /** Whether it is set. */
+    enable: boolean;
+    /** When, Unix seconds. */
+    shutdownTime: number;
+  };
   /** The idle-close rule, when the cloud reports one (the emulator does; the API does not document it). */
-  idleClose?: { idlePeriodMinutes: number; destroy: boolean; gpuThreshold: number; memoryThreshold: number };
+  idleClose?: {
+    /** How long every GPU must stay idle, in minutes. */
+    idlePeriodMinutes: number;
+    /** Whether the instance is destroyed, not only shut down. */
+    destroy: boolean;
+    /** GPU utilisation threshold in percent (0: the platform's). */
+    gpuThreshold: number;
+    /** Video-memory utilisation threshold in percent (0: the platform's). */
+    memoryThreshold: number;
+  };
   /** 1 uploading, 2 saved, 3 failed, when an image was saved from the instance. */
   saveImageStatus?: number;
 }
 
 export interface GetInstancesResult {
+  /** Every instance of the caller. */
   instances: InstanceSummary[];
 }
 

@@ -10,7 +10,9 @@ import { Currency, CURRENCY, Price, toPrice } from "./pricing";
 export interface Pod {
   /** Id to pass as an Instance's `podUuid`. */
   podUuid: string;
+  /** The pod's title, as `getPod` matches it. */
   title: string;
+  /** The pod's description in the catalogue. */
   remark: string;
   /** Every version tag, in the order the catalogue lists them. */
   tags: string[];
@@ -18,6 +20,7 @@ export interface Pod {
   latestTag?: string;
   /** Price per hour, in `currency`, before GPUs; absent when the catalogue lists no price. */
   hourlyPrice?: number;
+  /** The currency of the prices: always `CNY`. */
   currency: Currency;
   /** Every listed price; absent when the catalogue lists none. */
   price?: Price;
@@ -73,7 +76,12 @@ export function getPodsOutput(
  * @example
  * const pod = await gpucloud.getPod({ title: "ComfyUI", tag: "v1.2.5" });
  * const gpu = await gpucloud.getGpu({ name: "4090D" });
- * new gpucloud.Instance("worker", { podUuid: pod.podUuid, podTag: pod.tag, gpuUuid: gpu.gpuUuid, gpuNums: 1 });
+ * new gpucloud.Instance("worker", {
+ *   podUuid: pod.podUuid,
+ *   podTag: pod.tag,
+ *   gpuUuid: gpu.gpuUuid,
+ *   gpuNums: 1,
+ * });
  */
 export async function getPod(args: GetPodArgs, opts?: DataSourceOptions): Promise<SelectedPod> {
   if (args.title.trim() === "") {

@@ -21,6 +21,7 @@ export interface Price {
   month?: number;
   /** Price per year, when listed. */
   year?: number;
+  /** The currency of the prices: always `CNY`. */
   currency: Currency;
 }
 

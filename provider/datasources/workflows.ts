@@ -8,7 +8,9 @@ import { withDefined } from "./shape";
 
 /** A select control's choice; `value` keeps the JSON type the run must send back. */
 export interface ParameterOption {
+  /** What the control shows. */
   label: string;
+  /** What a run sends. */
   value: string | number | boolean;
 }
 
@@ -16,44 +18,65 @@ export interface ParameterOption {
 export interface WorkflowParameter {
   /** The key to use in a run's inputs. */
   name: string;
+  /** The name to show people (`name` when the cloud gives none). */
   displayName: string;
+  /** What the input does ("" when the cloud says nothing). */
   description: string;
   /** `string`, `int`, `float`, `bool`, `image_input`, ... as the cloud reports it (authoritative). */
   valueType: string;
   /** The run fails when a required input is missing; defaults are not applied for you. */
   required: boolean;
+  /** The value the cloud suggests, of `valueType`, when it names one. */
   defaultValue?: unknown;
   /** `select` or `input`, when the cloud describes a control. */
   control?: string;
   /** For `select` controls: the only values the input may take. */
   options?: ParameterOption[];
+  /** Smaller first. */
   sortOrder: number;
 }
 
 /** One output a run can produce (an entry of the API's candidate_output_manifest). */
 export interface WorkflowOutput {
+  /** The output's name. */
   name: string;
   /** `image`, `video` or `audio`. */
   type: string;
+  /** What the output holds. */
   description: string;
+  /** With `outputKey` and `fileIndex`, locates the output in a run's results. */
   nodeId: string;
+  /** See `nodeId`. */
   outputKey: string;
+  /** See `nodeId`. */
   fileIndex: number;
+  /** The cloud's `history_count` of the output, whose meaning the API does not publish; 0 when not reported. */
   historyCount: number;
+  /** Smaller first. */
   sortOrder: number;
 }
 
 /** A published workflow's detail. */
 export interface Workflow {
+  /** The workflow's id. */
   workflowId: string;
   /** The current published revision; pin it in runs to lock the version. */
   revisionId: string;
+  /** The workflow's title. */
   title: string;
+  /** What the workflow does. */
   description: string;
+  /** Its tags. */
   tags: string[];
   /** Cover image addresses. */
   covers: string[];
-  owner: { userId: string; displayName: string };
+  /** Who published it. */
+  owner: {
+    /** The publisher's user id. */
+    userId: string;
+    /** The publisher's name to show people. */
+    displayName: string;
+  };
   /** The estimated price per run as a number, when quoted; settlement is by real consumption. */
   quoteAmount?: number;
   /** The estimate exactly as the cloud wrote it (a decimal string), when quoted. */
@@ -64,6 +87,7 @@ export interface Workflow {
   gpuModel: string;
   /** When true, runs must accept the external cost risk. */
   mayIncurExternalModelCost: boolean;
+  /** The cloud's notice of that external cost ("" when it gives none). */
   externalCostNotice: string;
   /** Inputs, smallest `sortOrder` first. Internal node bindings are left out: they are never sent. */
   parameters: WorkflowParameter[];
@@ -72,6 +96,7 @@ export interface Workflow {
 }
 
 export interface GetWorkflowArgs {
+  /** The id of a published workflow (yours, or a public one). */
   workflowId: string;
 }
 

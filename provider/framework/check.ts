@@ -20,14 +20,21 @@ export interface CheckResult<T> {
 
 /**
  * A rule across fields, run on the parsed inputs. It must itself skip values that are unknown;
- * `failed` names the fields that already broke their own rules (so one mistake is reported once).
+ * `failed` names the fields that already broke their own rules (so one mistake is reported once);
+ * `olds` are the inputs the state holds (none for a create).
  */
-/** A rule over several inputs; `olds` are the inputs the state holds (none for a create). */
-export type CrossFieldRule<T> = (
+export type CrossFieldCheck<T> = (
   inputs: Partial<Record<keyof T, unknown>>,
   failed: ReadonlySet<string>,
   olds: Readonly<Record<string, unknown>>,
 ) => CheckFailure[];
+
+/** A rule over several inputs, with the rule in words: the resource's reference page lists it. */
+export type CrossFieldRule<T> = CrossFieldCheck<T> & { readonly rule: string };
+
+export function crossFieldRule<T>(rule: string, check: CrossFieldCheck<T>): CrossFieldRule<T> {
+  return Object.assign(check, { rule });
+}
 
 /** The property in which a generated resource class hands its name to a dynamic provider's Check (autoname.ts). */
 export const RESOURCE_NAME_KEY = "__resourceName";
@@ -170,7 +177,7 @@ export function parsedOrExplained<S extends z.ZodObject>(
 
 /** Cross-field rule: exactly one of the fields is set (unknowns count as possibly set: the rule is skipped). */
 export function exactlyOneOf<T>(fields: (keyof T & string)[], hint: string): CrossFieldRule<T> {
-  return (inputs, failed) => {
+  return crossFieldRule(`exactly one of ${fields.join(", ")}: ${hint}`, (inputs, failed) => {
     if (fields.some((f) => isUnknown(inputs[f]) || failed.has(f))) return [];
     const set = fields.filter((f) => inputs[f] !== undefined);
     if (set.length === 1) return [];
@@ -179,5 +186,5 @@ export function exactlyOneOf<T>(fields: (keyof T & string)[], hint: string): Cro
         ? `exactly one of ${fields.join(", ")} is required: ${hint}`
         : `only one of ${fields.join(", ")} may be set, got ${set.join(" and ")}: ${hint}`;
     return [{ property: set[1] ?? fields[0], reason: reasonText }];
-  };
+  });
 }

@@ -72,8 +72,15 @@ export type Inputs<S extends z.ZodObject> = z.output<S>;
 export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> {
   /** The type's name: the class users construct, and the last part of its type tokens. */
   name: N;
-  /** For the class and the schema; Markdown. */
+  /** For the class, the schema and the reference page; Markdown. */
   description: string;
+  /** What the resource's id is, as the end of "Its id is ...": the description is followed by that sentence. */
+  id: string;
+  /**
+   * The reference page's example: the lines of a Pulumi TypeScript program's `export = async () => { ... }`
+   * body, with the package imported as `gpucloud` (test/provider/reference-docs.test.ts compiles it).
+   */
+  example: readonly string[];
   inputs: S;
   outputs: OutputTable<C>;
   diff: DiffRules<Inputs<S>>;
@@ -126,6 +133,11 @@ export function defineResource<N extends string, S extends z.ZodObject, C>(
   definition: ResourceDefinition<N, S, C>,
 ): ResourceDefinition<N, S, C> {
   return definition;
+}
+
+/** The resource described, then its id: what the schema and the class say of it. */
+export function describedWithId(definition: AnyResourceDefinition): string {
+  return `${definition.description} Its id is ${definition.id}.`;
 }
 
 /** The names of a definition's inputs, in declaration order. */

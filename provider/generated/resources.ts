@@ -25,6 +25,7 @@ export interface ServiceOutput {
 
 /** A create whose answer was lost and whose outcome stayed unknown; the next up, refresh or destroy resolves it. */
 export interface PendingCreate {
+  /** What the create asked the cloud for. */
   spec: CreateSpec;
   /** Cloud Unix seconds: an instance it made was created at or after this (the newest create time listed before the call; null when none was). */
   windowStart: number | null;
@@ -85,7 +86,7 @@ export interface InstanceArgs {
   adoptInstanceUuid?: pulumi.Input<string>;
 }
 
-/** A GPU instance. Adopt an existing one with `adoptInstanceUuid` (dynamic providers cannot `import`). */
+/** A GPU instance. Adopt an existing one with `adoptInstanceUuid` (dynamic providers cannot `import`). Its id is the instance's uuid (its instanceUuid); while a create's outcome is unknown, `pending-create:<time>:<8 hex>` until the next up, refresh or destroy resolves it. */
 export class Instance extends pulumi.dynamic.Resource {
   /** Create from this pod (application-market template). */
   declare readonly podUuid: pulumi.Output<string | undefined>;
@@ -162,7 +163,7 @@ export interface IdleClosePolicyArgs {
   memoryThreshold?: pulumi.Input<number>;
 }
 
-/** Shuts an instance down (or destroys it) when all its GPUs stay idle for a while. Its id is the instance's uuid. */
+/** Shuts an instance down (or destroys it) when all its GPUs stay idle for a while. Its id is the uuid of the instance it watches (its instanceUuid); an instance has at most one idle policy. */
 export class IdleClosePolicy extends pulumi.dynamic.Resource {
   /** The instance the policy watches. */
   declare readonly instanceUuid: pulumi.Output<string>;
@@ -190,7 +191,7 @@ export interface PersonalImageArgs {
   waitTimeoutSeconds?: pulumi.Input<number>;
 }
 
-/** A personal image saved from an instance (or adopted by uuid). Its id is the image's uuid. */
+/** A personal image saved from an instance (or adopted by uuid). Its id is the image's uuid (its imageUuid). */
 export class PersonalImage extends pulumi.dynamic.Resource {
   /** Save this instance as a new personal image. */
   declare readonly instanceUuid: pulumi.Output<string | undefined>;

@@ -37,7 +37,7 @@ const IdleClosePolicyInputs = z.object({
     .refine((n) => (PERIODS as readonly number[]).includes(n), {
       error: (i) => `must be one of ${PERIODS.join(", ")}, got ${String(i.input)}`,
     })
-    .meta({ type: "integer" })
+    .meta({ type: "integer", rule: `one of ${PERIODS.join(", ")}` })
     .describe(
       `How long every GPU must stay idle before the instance is shut down: ${PERIODS.join(", ")} minutes.`,
     ),
@@ -102,8 +102,15 @@ async function whyPolicyIsMoot(ctx: ProviderContext, instanceUuid: string): Prom
 
 export const idleClosePolicy = defineResource({
   name: POLICY,
-  description:
-    "Shuts an instance down (or destroys it) when all its GPUs stay idle for a while. Its id is the instance's uuid.",
+  description: "Shuts an instance down (or destroys it) when all its GPUs stay idle for a while.",
+  id: "the uuid of the instance it watches (its instanceUuid); an instance has at most one idle policy",
+  example: [
+    'const gpu = await gpucloud.getGpu({ name: "4090D" });',
+    'const pod = await gpucloud.getPod({ title: "ComfyUI" });',
+    'const worker = new gpucloud.Instance("worker", { podUuid: pod.podUuid, gpuUuid: gpu.gpuUuid, gpuNums: 1 });',
+    "// Shut the worker down once every GPU has stayed idle for 30 minutes.",
+    'new gpucloud.IdleClosePolicy("worker-idle", { instanceUuid: worker.instanceUuid, idlePeriodMinutes: 30 });',
+  ],
   inputs: IdleClosePolicyInputs,
   outputs: {},
   diff: { replaceOnChanges: ["instanceUuid"] },

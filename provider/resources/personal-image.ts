@@ -284,7 +284,18 @@ async function adopt(ctx: ProviderContext, imageUuid: string): Promise<CloudImag
 
 export const personalImage = defineResource({
   name: "PersonalImage",
-  description: "A personal image saved from an instance (or adopted by uuid). Its id is the image's uuid.",
+  description: "A personal image saved from an instance (or adopted by uuid).",
+  id: "the image's uuid (its imageUuid)",
+  example: [
+    'const gpu = await gpucloud.getGpu({ name: "4090D" });',
+    'const pod = await gpucloud.getPod({ title: "ComfyUI" });',
+    'const worker = new gpucloud.Instance("worker", { podUuid: pod.podUuid, gpuUuid: gpu.gpuUuid, gpuNums: 1 });',
+    "// Save the worker as an image; create waits until the cloud reports it saved.",
+    'const saved = new gpucloud.PersonalImage("worker-image", { instanceUuid: worker.instanceUuid });',
+    "// Bring an image saved earlier under this stack by its uuid.",
+    'new gpucloud.PersonalImage("base", { adoptImageUuid: "3f2c8a41-0f1e-4a57-9a6b-2b7c1d9e8f00" });',
+    "return { imageUuid: saved.imageUuid };",
+  ],
   inputs: PersonalImageInputs,
   outputs,
   diff: {

@@ -66,8 +66,8 @@ describe("README: Copying an example, then Testing your program", () => {
     const tsconfig = JSON.parse(fs.readFileSync(path.join(project, "tsconfig.json"), "utf8"));
     expect(tsconfig.compilerOptions).toMatchObject({
       strict: true,
-      module: "commonjs",
-      moduleResolution: "node",
+      module: "node16",
+      moduleResolution: "node16",
     });
     expect(tsconfig.compilerOptions.skipLibCheck).toBeUndefined();
     expect(fs.existsSync(path.join(project, "bin", "index.js"))).toBe(true);

@@ -22,6 +22,8 @@ const halfDone = (inputs: Props) =>
 const box = defineResource({
   name: "Box",
   description: "A box that never finishes.",
+  id: "the box's number",
+  example: [],
   inputs: z.object({
     size: z.number().describe("Its size."),
     note: z.string().optional().describe("A note."),

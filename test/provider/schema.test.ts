@@ -1,11 +1,18 @@
 /**
- * schema.json and the generated classes are derived from the resource definitions, the data sources'
- * declarations and the settings table (provider/codegen): checked in, kept equal to what the generator
- * writes, well formed, and true to what the provider really returns.
+ * schema.json, the generated classes and the reference pages are derived from the resource definitions,
+ * the data sources' declarations and the settings table (provider/codegen): checked in, kept equal to what
+ * the generator writes, well formed, and true to what the provider really returns. What the pages say is
+ * tested in reference-docs.test.ts.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { generatedFiles, GENERATED_DYNAMIC } from "../../provider/codegen/generate";
+import {
+  generatedDrift,
+  generatedFiles,
+  GENERATED_FOLDERS,
+  writeGeneratedFiles,
+} from "../../provider/codegen/generate";
 import type { PackageSchema } from "../../provider/codegen/package-schema";
 import { dataSources } from "../../provider/datasources/functions";
 import { REPO_ROOT } from "../harness";
@@ -38,13 +45,41 @@ beforeAll(() => {
 
 describe("the generated files", () => {
   it("are checked in exactly as the definitions generate them (npm run build writes them)", () => {
-    for (const [file, text] of files) {
-      expect({ file, text: fs.readFileSync(path.join(REPO_ROOT, file), "utf8") }).toEqual({ file, text });
+    expect(generatedDrift(REPO_ROOT, files)).toEqual([]);
+    for (const folder of GENERATED_FOLDERS) {
+      const present = fs.readdirSync(path.join(REPO_ROOT, folder)).map((f) => `${folder}/${f}`);
+      expect(present.sort()).toEqual([...files.keys()].filter((f) => f.startsWith(`${folder}/`)).sort());
     }
-    const kinds = fs
-      .readdirSync(path.join(REPO_ROOT, GENERATED_DYNAMIC))
-      .map((f) => `${GENERATED_DYNAMIC}/${f}`);
-    expect(kinds.sort()).toEqual([...files.keys()].filter((f) => f.startsWith(GENERATED_DYNAMIC)).sort());
+  });
+
+  describe("in a package whose checked-in files went astray", () => {
+    let root: string;
+    beforeAll(() => {
+      root = fs.mkdtempSync(path.join(os.tmpdir(), "generated-"));
+      expect(writeGeneratedFiles(root, files).sort()).toEqual([...files.keys()].sort());
+    });
+    afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+    it("names each file that differs or is no longer generated, and the command that puts it right", () => {
+      expect(generatedDrift(root, files)).toEqual([]);
+      fs.appendFileSync(path.join(root, "docs/resources/instance.md"), "A hand edit.\n");
+      fs.rmSync(path.join(root, "docs/data-sources/get-gpu.md"));
+      fs.writeFileSync(path.join(root, "docs/data-sources/get-old.md"), "# getOld\n");
+      expect(generatedDrift(root, files).sort()).toEqual([
+        "docs/data-sources/get-gpu.md is not what the definitions generate: run `npm run build` to write it",
+        "docs/data-sources/get-old.md is no longer generated: run `npm run build` to remove it",
+        "docs/resources/instance.md is not what the definitions generate: run `npm run build` to write it",
+      ]);
+    });
+
+    it("is put right by writing what differs and removing what is no longer generated", () => {
+      expect(writeGeneratedFiles(root, files).sort()).toEqual([
+        "docs/data-sources/get-gpu.md",
+        "docs/data-sources/get-old.md",
+        "docs/resources/instance.md",
+      ]);
+      expect(generatedDrift(root, files)).toEqual([]);
+    });
   });
 });
 

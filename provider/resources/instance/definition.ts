@@ -118,6 +118,21 @@ export const instance = defineResource({
   name: "Instance",
   description:
     "A GPU instance. Adopt an existing one with `adoptInstanceUuid` (dynamic providers cannot `import`).",
+  id:
+    "the instance's uuid (its instanceUuid); while a create's outcome is unknown, `pending-create:<time>:<8 hex>` " +
+    "until the next up, refresh or destroy resolves it",
+  example: [
+    'const gpu = await gpucloud.getGpu({ name: "4090D" });',
+    'const pod = await gpucloud.getPod({ title: "ComfyUI" });',
+    'const worker = new gpucloud.Instance("worker", {',
+    "  podUuid: pod.podUuid,",
+    "  gpuUuid: gpu.gpuUuid,",
+    "  gpuNums: 1,",
+    "  // Ready only once its web services answer.",
+    "  waitForServices: true,",
+    "});",
+    "return { serviceUrls: worker.serverUrls, sshPasswords: worker.sshPasswords };",
+  ],
   inputs: InstanceInputs,
   outputs,
   autoname: { input: "title", maxLength: TITLE_MAX },

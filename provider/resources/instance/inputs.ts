@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { GPU_NUMS, TITLE_MAX } from "../../../sdk";
-import { exactlyOneOf, isUnknown, type CrossFieldRule } from "../../framework/check";
+import { crossFieldRule, exactlyOneOf, isUnknown } from "../../framework/check";
 import type { Inputs } from "../../framework/define-resource";
 import { sameValue } from "../../framework/diff";
 import { isoTime, SHUTDOWN_LEAD_SECONDS } from "./timer";
@@ -31,7 +31,7 @@ const shutdownAt = z
       z
         .number({ error: notAShutdownTime })
         .refine((n) => Number.isInteger(n) && n > 0 && n <= LATEST_UNIX_SECONDS, { error: notAShutdownTime })
-        .meta({ type: "integer" }),
+        .meta({ type: "integer", minimum: 1, maximum: LATEST_UNIX_SECONDS }),
       z.iso.datetime({ offset: true, error: notAShutdownTime }),
     ],
     { error: notAShutdownTime },
@@ -65,13 +65,15 @@ export const InstanceInputs = z.object({
     .refine((n) => (GPU_NUMS as readonly number[]).includes(n), {
       error: (i) => `must be one of ${GPU_NUMS.join(", ")}, got ${String(i.input)}`,
     })
-    .meta({ type: "integer" })
+    .meta({ type: "integer", rule: `one of ${GPU_NUMS.join(", ")}` })
     .describe(`Number of GPUs: ${GPU_NUMS.join(", ")}.`),
   title: z
     .string({ error: "must be a string" })
     .refine((t) => [...t].length <= TITLE_MAX, {
       error: (i) => `must be at most ${TITLE_MAX} characters, got ${[...String(i.input)].length}`,
     })
+    // JSON Schema's maxLength counts characters (code points), as the refine does.
+    .meta({ maxLength: TITLE_MAX })
     .optional()
     .describe(
       `Instance name, at most ${TITLE_MAX} characters: the owner's mark that tells this stack's instance from any other ` +
@@ -103,25 +105,19 @@ export const InstanceInputs = z.object({
 });
 export type InstanceInputs = Inputs<typeof InstanceInputs>;
 
-const podTagNeedsPod: CrossFieldRule<InstanceInputs> = (i) =>
+const POD_TAG_NEEDS_POD = "podTag goes with podUuid; an instance created from imageUuid takes no podTag";
+const podTagNeedsPod = crossFieldRule<InstanceInputs>(POD_TAG_NEEDS_POD, (i) =>
   i.podTag !== undefined && !isUnknown(i.podTag) && i.imageUuid !== undefined && !isUnknown(i.imageUuid)
-    ? [
-        {
-          property: "podTag",
-          reason: "podTag goes with podUuid; an instance created from imageUuid takes no podTag",
-        },
-      ]
-    : [];
+    ? [{ property: "podTag", reason: POD_TAG_NEEDS_POD }]
+    : [],
+);
 
-const timerNeedsRunning: CrossFieldRule<InstanceInputs> = (i) =>
+const TIMER_NEEDS_RUNNING = "shutdownAt schedules the shutdown of a running instance; it needs running: true";
+const timerNeedsRunning = crossFieldRule<InstanceInputs>(TIMER_NEEDS_RUNNING, (i) =>
   i.shutdownAt !== undefined && i.running === false
-    ? [
-        {
-          property: "shutdownAt",
-          reason: "shutdownAt schedules the shutdown of a running instance; it needs running: true",
-        },
-      ]
-    : [];
+    ? [{ property: "shutdownAt", reason: TIMER_NEEDS_RUNNING }]
+    : [],
+);
 
 /**
  * Check has only this machine's clock; the cloud's clock and its 5-minute lead decide at apply time. A
@@ -129,24 +125,28 @@ const timerNeedsRunning: CrossFieldRule<InstanceInputs> = (i) =>
  * the unchanged program must not fail (an apply that would set it again is refused then, changing nothing).
  * Not with a replacement, though: its create would be refused after the engine may have deleted the old one.
  */
-const timerInFuture: CrossFieldRule<InstanceInputs> = (i, failed, olds) => {
-  const now = Math.floor(Date.now() / 1000);
-  if (typeof i.shutdownAt !== "number" || failed.has("shutdownAt")) return [];
-  // A replacement creates a new instance, which sets the time anew: it must be ahead then too.
-  const replaced = REPLACING_INPUTS.some((name) => !sameValue(i[name], olds[name]));
-  if (i.shutdownAt === olds.shutdownAt && !replaced) return [];
-  return i.shutdownAt <= now
-    ? [
-        {
-          property: "shutdownAt",
-          reason:
-            `shutdownAt must be in the future: ${isoTime(i.shutdownAt)} is not after now (${isoTime(now)} by this ` +
-            `machine's clock; at apply time the cloud's clock decides and wants it at least ${SHUTDOWN_LEAD_SECONDS / 60} minutes ahead). ` +
-            "Set a later time, or remove shutdownAt: a shutdown whose time has passed has nothing left to schedule.",
-        },
-      ]
-    : [];
-};
+const timerInFuture = crossFieldRule<InstanceInputs>(
+  "a new or changed shutdownAt, or any shutdownAt of an instance being replaced, must be in the future by this " +
+    `machine's clock; at apply time the cloud's clock decides, and wants it at least ${SHUTDOWN_LEAD_SECONDS / 60} minutes ahead`,
+  (i, failed, olds) => {
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof i.shutdownAt !== "number" || failed.has("shutdownAt")) return [];
+    // A replacement creates a new instance, which sets the time anew: it must be ahead then too.
+    const replaced = REPLACING_INPUTS.some((name) => !sameValue(i[name], olds[name]));
+    if (i.shutdownAt === olds.shutdownAt && !replaced) return [];
+    return i.shutdownAt <= now
+      ? [
+          {
+            property: "shutdownAt",
+            reason:
+              `shutdownAt must be in the future: ${isoTime(i.shutdownAt)} is not after now (${isoTime(now)} by this ` +
+              `machine's clock; at apply time the cloud's clock decides and wants it at least ${SHUTDOWN_LEAD_SECONDS / 60} minutes ahead). ` +
+              "Set a later time, or remove shutdownAt: a shutdown whose time has passed has nothing left to schedule.",
+          },
+        ]
+      : [];
+  },
+);
 
 export const instanceChecks = [
   exactlyOneOf<InstanceInputs>(["podUuid", "imageUuid"], "create from a pod or from an image"),

@@ -25,7 +25,7 @@ const cloudSeconds = (what: string) => z.number().int().nullable().describe(`Clo
 
 export const PendingCreate = z
   .object({
-    spec: CreateSpec,
+    spec: CreateSpec.describe("What the create asked the cloud for."),
     windowStart: cloudSeconds(
       "an instance it made was created at or after this (the newest create time listed before the call; null when none was).",
     ),

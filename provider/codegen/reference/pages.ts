@@ -1,0 +1,33 @@
+/**
+ * The reference pages: one per resource in docs/resources/, one per data source in docs/data-sources/,
+ * named after it in kebab case (idle-close-policy.md, get-gpu.md). Written from the same sources as the
+ * package schema, and from that schema, by `npm run build`; those two folders hold nothing else.
+ */
+import type { DataSourceShapes } from "../data-source-shapes";
+import type { PackageSchema } from "../package-schema";
+import { dataSourcePage } from "./data-source-page";
+import { kebab } from "./markdown";
+import { resourcePage, type ResourceSources } from "./resource-page";
+
+export const RESOURCE_PAGES = "docs/resources";
+export const DATA_SOURCE_PAGES = "docs/data-sources";
+
+export interface ReferenceSources {
+  schema: PackageSchema;
+  resources: readonly ResourceSources[];
+  dataSources: DataSourceShapes;
+}
+
+/** Every page, by path relative to the package root. */
+export function referencePages({ schema, resources, dataSources }: ReferenceSources): [string, string][] {
+  return [
+    ...resources.map((r): [string, string] => [
+      `${RESOURCE_PAGES}/${kebab(r.definition.name)}.md`,
+      resourcePage(schema, r),
+    ]),
+    ...dataSources.functions.map((shape): [string, string] => [
+      `${DATA_SOURCE_PAGES}/${kebab(shape.name)}.md`,
+      dataSourcePage(schema, shape),
+    ]),
+  ];
+}
