@@ -1,7 +1,7 @@
 /**
  * Finding the documents a file cites, and the headings a markdown file offers to cite, the way GitHub
  * renders them. A citation is a markdown link (resolved from the linking file's folder, as GitHub does),
- * or a path in any text that names a markdown file (`docs/design/cloud-api.md#paging`) or something
+ * or a path in prose or a code comment that names a markdown file (`docs/design/cloud-api.md#paging`) or something
  * under `docs/` (resolved from the repository root, or else from the citing file's folder).
  */
 import * as fs from "node:fs";
@@ -110,11 +110,21 @@ function pathsIn(root: string, file: string, line: number, text: string): Citati
   });
 }
 
+/**
+ * The comment text of one line of code: what follows `//`, or a line of a block comment. Code and its
+ * strings are left out: a test's fixture may name a page that is meant not to exist.
+ */
+function commentOf(line: string): string {
+  if (/^\s*(\/\*|\*)/.test(line)) return line;
+  const slashes = line.search(/(^|\s)\/\/\s/);
+  return slashes < 0 ? "" : line.slice(slashes);
+}
+
 /** Every citation in `file` (relative to `root`): links and paths in markdown prose, paths anywhere else. */
 export function citationsIn(root: string, file: string): Citation[] {
   const text = fs.readFileSync(path.join(root, file), "utf8");
   if (!file.endsWith(".md")) {
-    return text.split("\n").flatMap((line, index) => pathsIn(root, file, index + 1, line));
+    return text.split("\n").flatMap((line, index) => pathsIn(root, file, index + 1, commentOf(line)));
   }
   return proseLines(text).flatMap(({ line, text: prose }) => [
     ...linksIn(root, file, line, prose),

@@ -1,6 +1,6 @@
 /**
  * The reference pages: one per resource in docs/resources/, one per data source in docs/data-sources/,
- * named after it in kebab case (idle-close-policy.md, get-gpu.md). Written from the same sources as the
+ * named after it in kebab case (docs/resources/idle-close-policy.md, docs/data-sources/get-gpu.md). Written from the same sources as the
  * package schema, and from that schema, by `npm run build`; those two folders hold nothing else.
  */
 import type { DataSourceShapes } from "../data-source-shapes";
