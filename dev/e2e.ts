@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { packTarball } from "./installed";
 import { assertBuilt, REPO_ROOT } from "./self-link";
 
 const run = promisify(execFile);
@@ -59,17 +60,6 @@ async function nodeOf(major: number, scratch: string): Promise<string> {
   const { stdout } = await sh(node, ["--version"], scratch);
   if (!stdout.startsWith(`v${major}.`)) throw new Error(`${spec} holds Node.js ${stdout.trim()}`);
   return node;
-}
-
-async function pack(scratch: string): Promise<string> {
-  // --ignore-scripts: dist/ was just built (assertBuilt); `prepare` would build it again.
-  const { stdout } = await sh(
-    "npm",
-    ["pack", "--ignore-scripts", "--json", "--pack-destination", scratch],
-    REPO_ROOT,
-  );
-  const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
-  return path.join(scratch, filename);
 }
 
 /** The fleet example as a user's project of its own, with the template tsconfig and the end-to-end check. */
@@ -144,7 +134,7 @@ async function main(): Promise<void> {
     const [node22, node20, tarball] = await Promise.all([
       nodeOf(22, scratch),
       nodeOf(20, scratch),
-      pack(scratch),
+      packTarball(scratch),
     ]);
     const variants: Variant[] = [
       { name: "Node.js 22 with the newest @pulumi/pulumi", node: node22, pulumi: "latest", typesNode: "^22" },

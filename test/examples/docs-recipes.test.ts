@@ -20,6 +20,13 @@ import { codeBlocks, docSection, savedAs } from "./docs";
 import { compiledExample } from "./helpers";
 import { commands, Recipe } from "./recipe";
 
+/**
+ * A guard against hangs, not a timing assertion: an install from the tarball, a strict compile against
+ * @pulumi/pulumi's types and a run take a minute alone, and several on a 2-core machine shared with
+ * other suites.
+ */
+jest.setTimeout(300_000);
+
 /** Each step as "name op changed-properties", sorted. */
 function plan(result: OperationResult | undefined): string[] {
   return (result?.steps ?? []).map((s) => [s.name, s.op, ...s.changes.map((c) => c.name)].join(" ")).sort();
@@ -73,7 +80,7 @@ describe("README: Your own project", () => {
     const test = recipe.ran.find((r) => r.command.startsWith("node --test"));
     expect(test?.output).toMatch(/^# pass 1$/m);
     expect(test?.output).toMatch(/^# fail 0$/m);
-  }, 120_000);
+  });
 
   it("runs the same program with the CLI recipe against an emulator of its own", async () => {
     await recipe.run(emulator);
@@ -83,7 +90,7 @@ describe("README: Your own project", () => {
     expect(pulumiYaml).toMatch(/^main: bin\/index\.js$/m);
     const up = recipe.ran.find((r) => r.command === "pulumi up")!.result;
     expect(plan(up)).toEqual(["box create", "box-idle create"]);
-  }, 120_000);
+  });
 });
 
 /**
@@ -158,14 +165,14 @@ describe("docs/using-the-cli.md: Copying an example, then docs/testing.md: The t
     expect(tsconfig.compilerOptions.strict).toBe(true);
     expect(tsconfig.compilerOptions.skipLibCheck).toBeUndefined();
     expect(fs.existsSync(path.join(project, "bin", "index.js"))).toBe(true);
-  }, 120_000);
+  });
 
   it("runs the test template with Node's test runner against the emulator", async () => {
     expect(saveBlocks(template, project)).toEqual(["fleet.test.ts"]);
     await recipe.run(runTemplate);
     const test = recipe.ran.find((r) => r.command.startsWith("node --test"));
     expect(test?.output).toMatch(/^# pass 1$/m);
-  }, 120_000);
+  });
 
   /** The compiled template beside a program of `source` in a folder of its own, so the real one stays. */
   function templateWith(folder: string, source: string, compiledTest = "fleet.test.js"): string {
@@ -179,18 +186,14 @@ describe("docs/using-the-cli.md: Copying an example, then docs/testing.md: The t
   it.each([
     ["as written", [] as string[]],
     ["without --test-force-exit (the try alone ends it)", ["--test-force-exit"]],
-  ])(
-    "ends with a failure, not a hang, when the stack cannot open: %s",
-    async (_how, without) => {
-      const cwd = templateWith("unloadable", "module.exports = { notAProgram: true };\n");
-      const run = await nodeTest(testLine, cwd, without);
-      expect(run.ended).toBe(true);
-      expect(run.code).toBe(1);
-      expect(run.output).toContain("exports no function");
-      expect(run.output).toMatch(/^# fail 1$/m);
-    },
-    150_000,
-  );
+  ])("ends with a failure, not a hang, when the stack cannot open: %s", async (_how, without) => {
+    const cwd = templateWith("unloadable", "module.exports = { notAProgram: true };\n");
+    const run = await nodeTest(testLine, cwd, without);
+    expect(run.ended).toBe(true);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain("exports no function");
+    expect(run.output).toMatch(/^# fail 1$/m);
+  });
 
   it("ends with a failure, not a hang, when a wait never ends: the test's timeout, then --test-force-exit", async () => {
     // The template's own timeout, made short: the same test, failing sooner.
@@ -206,7 +209,7 @@ describe("docs/using-the-cli.md: Copying an example, then docs/testing.md: The t
     expect(run.ended).toBe(true);
     expect(run.code).toBe(1);
     expect(run.output).toContain("test timed out after 3000ms");
-  }, 150_000);
+  });
 });
 
 describe("docs/using-the-cli.md: Against the emulator, the drift recipe", () => {

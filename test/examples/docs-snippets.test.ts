@@ -32,6 +32,13 @@ import {
 
 const run = promisify(execFile);
 
+/**
+ * A guard against hangs, not a timing assertion: an install from the tarball, a strict compile against
+ * @pulumi/pulumi's types and a run take a minute alone, and several on a 2-core machine shared with
+ * other suites.
+ */
+jest.setTimeout(300_000);
+
 interface Snippet {
   /** `docs/sdk.md#2`: the file and the block's place among its TypeScript blocks. */
   where: string;
@@ -76,7 +83,7 @@ describe("the TypeScript snippets of the README and docs/", () => {
       path.join(folder, "tsconfig.json"),
       JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { outDir: "out" }, include: ["*.ts"] }),
     );
-  }, 120_000);
+  });
   afterAll(async () => {
     await emulator?.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -96,7 +103,7 @@ describe("the TypeScript snippets of the README and docs/", () => {
       (err: { stdout?: string; message: string }) => err.stdout || err.message,
     );
     expect(errors).toBe("");
-  }, 120_000);
+  });
 
   /** The compiled module of the first snippet of `file`'s section `title`. */
   function compiled(file: string, title: string): string {
@@ -132,14 +139,14 @@ describe("the TypeScript snippets of the README and docs/", () => {
     } finally {
       await api.close();
     }
-  }, 120_000);
+  });
 
   it("passes the cost guard's test of docs/cost-guard.md with Node's test runner", async () => {
     const test = compiled("docs/cost-guard.md", "In your tests");
     fs.copyFileSync(path.join(project, "bin", "index.js"), path.join(path.dirname(test), "index.js"));
     const { stdout } = await run(process.execPath, ["--test", "--test-force-exit", test], { cwd: project });
     expect(stdout).toMatch(/^# pass 1$/m);
-  }, 120_000);
+  });
 });
 
 describe("the Pulumi YAML programs of the README and docs/", () => {

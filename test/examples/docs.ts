@@ -8,14 +8,38 @@ export function readDoc(file: string): string {
   return fs.readFileSync(path.join(REPO_ROOT, file), "utf8");
 }
 
-/** Every markdown file users read: the README and everything under docs/, as paths from the root. */
+/**
+ * The pages for contributors, beside the users' ones in docs/: the contracts the code relies on and the
+ * architecture. They are written and checked on their own; the users' pages only link to them.
+ */
+export function isContributorPage(file: string): boolean {
+  return file === "docs/architecture.md" || file.startsWith("docs/design/") || file === "docs/design";
+}
+
+/** Every markdown file users read: the README and the pages under docs/, as paths from the root. */
 export function docFiles(): string[] {
   const docs = fs
     .readdirSync(path.join(REPO_ROOT, "docs"), { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".md"))
-    .map((f) => path.join("docs", f))
+    .map((f) => path.posix.join("docs", f.split(path.sep).join("/")))
+    .filter((f) => !isContributorPage(f))
     .sort();
   return ["README.md", ...docs];
+}
+
+/** The relative links of a markdown file, outside code: `[text](target)`, each target as written. */
+export function relativeLinks(file: string): string[] {
+  return [...withoutCode(readDoc(file)).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1])
+    .filter((target) => !/^[a-z]+:/i.test(target));
+}
+
+/** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces made hyphens. */
+export function headingAnchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
 }
 
 /** The section of `file` under the heading `title`, up to the next heading of its level or above. */

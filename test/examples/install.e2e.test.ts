@@ -14,6 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { configuredRegistry, startRegistryStandIn, type RegistryStandIn } from "../../dev/registry-stand-in";
+import { packTarball } from "../../dev/installed";
 import { assertBuilt, REPO_ROOT } from "../../dev/self-link";
 import { codeBlocks, docSection, savedAs } from "./docs";
 import { Recipe } from "./recipe";
@@ -24,18 +25,12 @@ const run = promisify(execFile);
 jest.setTimeout(600_000);
 
 let scratch: string;
-let tarball: string;
 let registry: RegistryStandIn;
 
 beforeAll(async () => {
   assertBuilt();
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "install-e2e-"));
-  // --ignore-scripts: dist/ is built (assertBuilt); `prepare` would build it again.
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", scratch], {
-    cwd: REPO_ROOT,
-  });
-  tarball = path.join(scratch, (JSON.parse(stdout) as { filename: string }[])[0].filename);
-  registry = await startRegistryStandIn(tarball, await configuredRegistry());
+  registry = await startRegistryStandIn(await packTarball(scratch), await configuredRegistry());
 });
 afterAll(async () => {
   await registry?.close();
@@ -53,12 +48,9 @@ function npm(registryUrl: () => string) {
   };
 }
 
-/** `npm pack ...` in the stand-in for the repository: this repository packed, with the recipe's flags. */
+/** `npm pack --pack-destination DIR` in the stand-in for the repository: this repository packed there. */
 async function packRepository(dir: string, args: string[]): Promise<void> {
-  const destination = args[args.indexOf("--pack-destination") + 1];
-  await run("npm", ["pack", "--ignore-scripts", "--pack-destination", path.resolve(dir, destination)], {
-    cwd: REPO_ROOT,
-  });
+  await packTarball(path.resolve(dir, args[args.indexOf("--pack-destination") + 1]));
 }
 
 /** A folder outside the repository with a stand-in for the repository whose examples are its own. */

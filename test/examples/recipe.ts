@@ -81,7 +81,7 @@ export class Recipe {
     return this.stack;
   }
 
-  /** Runs a block of commands (a README code block, a workflow step's `run`). */
+  /** Runs a block of commands (a code block of the documentation, a workflow step's `run`). */
   async run(block: string): Promise<void> {
     let shell: string[] = [];
     const flush = async () => {
