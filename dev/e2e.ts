@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { packTarball } from "./installed";
 import { assertBuilt, REPO_ROOT } from "./self-link";
 
 const run = promisify(execFile);
@@ -121,17 +122,6 @@ async function checkExamples(variant: Variant, dir: string, releases: TypeScript
   return `examples ${names.join(", ")} type-checked with TypeScript ${releases.map((r) => r.version).join(" and ")}`;
 }
 
-async function pack(scratch: string): Promise<string> {
-  // --ignore-scripts: dist/ was just built (assertBuilt); `prepare` would build it again.
-  const { stdout } = await sh(
-    "npm",
-    ["pack", "--ignore-scripts", "--json", "--pack-destination", scratch],
-    REPO_ROOT,
-  );
-  const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
-  return path.join(scratch, filename);
-}
-
 /** The fleet example as a user's project of its own, with its tsconfig and the end-to-end check. */
 function writeProject(dir: string, tarball: string, variant: Variant): void {
   const example = path.join(REPO_ROOT, "examples", "fleet");
@@ -210,7 +200,7 @@ async function main(): Promise<void> {
     const [node22, node20, tarball, releases] = await Promise.all([
       nodeOf(22, scratch),
       nodeOf(20, scratch),
-      pack(scratch),
+      packTarball(scratch),
       typeScriptReleases(scratch),
     ]);
     const variants: Variant[] = [

@@ -79,13 +79,20 @@ export async function installPackageInto(projectDir: string): Promise<void> {
   await fs.promises.writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
-async function unpackInto(scratch: string, packageDir: string): Promise<void> {
+/** The tarball `npm pack` makes of this repository, written into `destination`; its path. */
+export async function packTarball(destination: string): Promise<string> {
   // --ignore-scripts: the caller has built dist/ (assertBuilt); `prepare` would rebuild it for nothing.
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", scratch], {
-    cwd: REPO_ROOT,
-  });
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--ignore-scripts", "--json", "--pack-destination", path.resolve(destination)],
+    { cwd: REPO_ROOT },
+  );
   const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
-  const tarball = path.join(scratch, filename);
+  return path.join(path.resolve(destination), filename);
+}
+
+async function unpackInto(scratch: string, packageDir: string): Promise<void> {
+  const tarball = await packTarball(scratch);
   await fs.promises.mkdir(packageDir, { recursive: true });
   await run("tar", ["-xzf", tarball, "-C", packageDir, "--strip-components=1"]);
   await fs.promises.rm(tarball);

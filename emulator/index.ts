@@ -53,7 +53,7 @@ export interface RunningEmulator {
   emulator: Emulator;
 }
 
-/** Starts the emulator in this process; options mirror the CLI's (README, "The emulator"). */
+/** Starts the emulator in this process; options mirror the CLI's (docs/emulator.md, "Starting it"). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const emulator = new Emulator(options);
   // A start that cannot listen (the port is taken) gives its state file back for the next try.

@@ -82,7 +82,7 @@ export function registerAdminRoutes(admin: FastifyInstance, emulator: EmulatorCo
     };
   });
 
-  // The whole state, secrets included: this is the admin API of a local tool (README says so).
+  // The whole state, secrets included: this is the admin API of a local tool (docs/emulator.md says so).
   admin.get("/snapshot", async () => {
     await emulator.settle();
     return emulator.exportState();

@@ -8,7 +8,7 @@
  * for time.
  *
  * Screenshots of the main pages go to $TMPDIR/gpucloud-console-screenshots; with
- * UPDATE_CONSOLE_SCREENSHOT=1 the instances page is also copied to docs/console.png for the README.
+ * UPDATE_CONSOLE_SCREENSHOT=1 the instances page is also copied to docs/console.png, the picture of docs/emulator.md.
  */
 import * as fs from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -30,10 +30,10 @@ import { REPO_ROOT } from "../../dev/self-link";
 import { secret, Stack, type Step } from "../../testing";
 
 const SCREENSHOTS = path.join(os.tmpdir(), "gpucloud-console-screenshots");
-const README_SCREENSHOT = path.join(REPO_ROOT, "docs", "console.png");
+const PAGE_SCREENSHOT = path.join(REPO_ROOT, "docs", "console.png");
 /** A name of an attacker's own that Chromium resolves to loopback, as a rebinding DNS server would. */
 const REBOUND_NAME = "rebound.attacker.test";
-/** A fixed simulated start, so the pages (and the README's screenshot) show the same time every run. */
+/** A fixed simulated start, so the pages (and the screenshot of docs/emulator.md) show the same time every run. */
 const START = Date.UTC(2026, 2, 2, 9, 0, 0) / 1000;
 /** Chromium start-up, a Pulumi up and the walk through the pages, on a loaded machine. */
 jest.setTimeout(300_000);
@@ -171,8 +171,8 @@ describe("the web console in a browser", () => {
     expect(await status(uuidOf["fleet-1"])).toBe(22);
     const shot = await screenshot("instances");
     if (process.env.UPDATE_CONSOLE_SCREENSHOT === "1") {
-      fs.mkdirSync(path.dirname(README_SCREENSHOT), { recursive: true });
-      fs.copyFileSync(shot, README_SCREENSHOT);
+      fs.mkdirSync(path.dirname(PAGE_SCREENSHOT), { recursive: true });
+      fs.copyFileSync(shot, PAGE_SCREENSHOT);
     }
   });
 

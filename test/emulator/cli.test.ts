@@ -152,10 +152,10 @@ describe("gpucloud-emulator CLI", () => {
     }
   });
 
-  it("prints the help the README shows, so the README lists every option", async () => {
+  it("prints the help docs/emulator.md shows, so the page lists every option", async () => {
     const { stdout } = await runToEnd(out, ["--help"]);
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const shown = /npm run emulator -- --help\n```\n\n```\n([\s\S]*?)```/.exec(readme);
+    const page = readFileSync(join(ROOT, "docs", "emulator.md"), "utf8");
+    const shown = /npm run emulator -- --help\n```\n\n```\n([\s\S]*?)```/.exec(page);
     expect(shown?.[1]).toBe(stdout);
   });
 

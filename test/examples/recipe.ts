@@ -1,12 +1,13 @@
 /**
- * Follows a recipe of the README or of the CI workflow command by command, as a user would, with
+ * Follows a recipe of the documentation or of the CI workflow command by command, as a user would, with
  * pulumi-gpucloud/testing in place of the Pulumi CLI (which cannot be installed here):
  * - `pulumi ...` commands become Stack operations (`--expect-no-changes` fails on any change, as the CLI
  *   exits non-zero; `--policy-pack` runs the pack), `pulumi config set` the stack config;
  * - the emulator command starts the real emulator CLI, on a free port in place of the one written;
- * - `npm install`, `npx tsc` and `cd` are handled by the test (installing this package from `npm pack`);
- * - every other line runs in bash, against the emulator's real address.
- * An unknown `pulumi`, `npm` or `npx` command fails the recipe: a recipe that changes must be followed anew.
+ * - `npm install`, `npm ci` and `npm pack` are the test's to handle (from `npm pack`'s tarball, or for
+ *   real), `npx tsc` runs this repository's TypeScript or the project's own, `cd` moves the recipe;
+ * - every other line (`npm init`, `npm pkg`, shell) runs in bash, against the emulator's real address.
+ * An unknown `pulumi` or `npx` command fails the recipe: a recipe that changes must be followed anew.
  */
 import { ChildProcess, execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -34,6 +35,8 @@ const WRITTEN_URL = "http://127.0.0.1:8787";
 export interface Ran {
   command: string;
   result?: OperationResult;
+  /** What a shell command printed (stdout, then stderr). */
+  output?: string;
 }
 
 export interface RecipeOptions {
@@ -46,6 +49,10 @@ export interface RecipeOptions {
   env?: Record<string, string>;
   /** `npm install ...` and `npm ci` in `dir`. */
   install?(dir: string, args: string[]): Promise<void>;
+  /** `npm pack ...` in `dir`, which stands for this repository. */
+  pack?(dir: string, args: string[]): Promise<void>;
+  /** Whose TypeScript `npx tsc` runs: this repository's (default) or the project's own, as npx finds it. */
+  typescript?: "repository" | "project";
   /** Runs after each pulumi operation (a test moves the emulator's clock here). */
   after?(command: string, recipe: Recipe): Promise<void>;
 }
@@ -74,7 +81,7 @@ export class Recipe {
     return this.stack;
   }
 
-  /** Runs a block of commands (a README code block, a workflow step's `run`). */
+  /** Runs a block of commands (a code block of the documentation, a workflow step's `run`). */
   async run(block: string): Promise<void> {
     let shell: string[] = [];
     const flush = async () => {
@@ -116,6 +123,15 @@ export class Recipe {
     } else if (tool === "npm" && (verb === "install" || verb === "ci")) {
       if (!this.options.install) throw new Error(`the recipe cannot run "${line}" here`);
       await this.options.install(this.cwd, rest);
+    } else if (tool === "npm" && verb === "pack") {
+      if (!this.options.pack) throw new Error(`the recipe cannot run "${line}" here`);
+      await this.options.pack(this.cwd, rest);
+    } else if (tool === "npm") {
+      await this.bash(line);
+      return;
+    } else if (tool === "npx" && verb === "tsc" && this.options.typescript === "project") {
+      await this.bash(line);
+      return;
     } else if (tool === "npx" && verb === "tsc") {
       await exec(
         process.execPath,
@@ -240,11 +256,11 @@ export class Recipe {
   }
 
   private async bash(script: string): Promise<void> {
-    await exec("bash", ["-euo", "pipefail", "-c", this.localized(script)], {
+    const { stdout, stderr } = await exec("bash", ["-euo", "pipefail", "-c", this.localized(script)], {
       cwd: this.cwd,
       env: { ...process.env, ...this.options.env },
     });
-    this.ran.push({ command: script });
+    this.ran.push({ command: script, output: `${stdout}${stderr}` });
   }
 
   /** The command against the emulator the recipe started, wherever it wrote the default address. */

@@ -1,13 +1,14 @@
 /**
  * What `npm pack` puts in the tarball users install: the entry points' compiled code and types, the native
- * plugin's folder and schema, the cost guard's policy pack folder, and nothing of this repository's own (bench, demo, dev, examples, tests,
- * sources, source maps).
+ * plugin's folder and schema, the cost guard's policy pack folder, the documentation the README links to,
+ * and nothing of this repository's own (bench, demo, dev, examples, tests, sources, source maps).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../../dev/self-link";
+import { isContributorPage, relativeLinks } from "../examples/docs";
 
 const run = promisify(execFile);
 
@@ -22,9 +23,12 @@ interface Manifest {
   engines: { node: string };
 }
 
-/** The compiled entry points, the native plugin's folder and schema, and the cost guard's policy pack folder. */
+/**
+ * The compiled entry points, the native plugin's folder and schema, the cost guard's policy pack folder,
+ * and the pages of docs/ (markdown and their pictures).
+ */
 const SHIPPED =
-  /^(dist\/(sdk|provider|emulator|testing)\/[^/].*\.(js|d\.ts)|plugin\/[^/]+|policy-pack\/[^/]+|schema\.json)$/;
+  /^(dist\/(sdk|provider|emulator|testing)\/[^/].*\.(js|d\.ts)|plugin\/[^/]+|policy-pack\/[^/]+|schema\.json|docs\/.+\.(md|png))$/;
 
 describe("the published package", () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as Manifest;
@@ -95,6 +99,14 @@ describe("the published package", () => {
     for (const folder of ["bench", "demo", "dev", "examples", "test"]) {
       expect(files.filter((f) => f.startsWith(`dist/${folder}/`) || f.startsWith(`${folder}/`))).toEqual([]);
     }
+  });
+
+  it("ships every page of docs/ the README links to, so its links resolve in the installed package", () => {
+    const linked = relativeLinks("README.md")
+      .map((target) => target.split("#")[0])
+      .filter((target) => target.startsWith("docs/") && !isContributorPage(target));
+    expect(linked.length).toBeGreaterThan(5);
+    expect(linked.filter((page) => !files.includes(page))).toEqual([]);
   });
 
   it("points no shipped file at a source map", () => {
