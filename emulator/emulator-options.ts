@@ -48,9 +48,9 @@ export interface EmulatorOptions {
   startTime?: number;
   /** Real added latency in ms per API path relative to the API base; `default` for every other API path. */
   latency?: Record<string, number>;
-  /** Simulated durations in seconds; each left out keeps its default (`--durations` in docs/emulator.md). */
+  /** Simulated durations in seconds; each left out keeps its default (the CLI's `--durations`). */
   durations?: Partial<Durations>;
-  /** A catalogue file replacing the built-in lists it names (`--seed` in docs/emulator.md). */
+  /** A catalogue file replacing the built-in lists it names (the CLI's `--seed`). */
   seedFile?: string;
   /** The GPU and memory utilisation (0-100) every new instance's GPUs report; default 0. */
   utilization?: { gpu: number; fb: number };

@@ -53,7 +53,7 @@ export interface RunningEmulator {
   emulator: Emulator;
 }
 
-/** Starts the emulator in this process; options mirror the CLI's (docs/emulator.md, "Starting it"). */
+/** Starts the emulator in this process; options mirror the CLI's flags (`gpucloud-emulator --help`). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const emulator = new Emulator(options);
   // A start that cannot listen (the port is taken) gives its state file back for the next try.

@@ -248,7 +248,7 @@ type ErrorInit = GpuCloudErrorInit & {
 };
 
 interface Meaning {
-  /** The condition, in words (the error table of docs/sdk.md says the same). */
+  /** The condition, in words. */
   when: string;
   matches: (a: Answer) => boolean;
   error: new (init: ErrorInit) => GpuCloudError;

@@ -40,7 +40,7 @@ const run = promisify(execFile);
 jest.setTimeout(300_000);
 
 interface Snippet {
-  /** `docs/sdk.md#2`: the file and the block's place among its TypeScript blocks. */
+  /** The file and the block's place among its TypeScript blocks, as `docs/sdk.md` block 2. */
   where: string;
   block: string;
   /** The module written for the compiler, named after `where`. */

@@ -8,6 +8,7 @@
  * cite docs/design/: they are not emitted into what ships, and test/docs/citations.test.ts checks that
  * what they cite exists.
  */
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -27,19 +28,14 @@ interface Manifest {
 
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as Manifest;
 
-function filesUnder(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((f) => path.join(dir, f))
-    .filter((f) => fs.statSync(f).isFile());
-}
-
-/** Every file the package ships (package.json `files`). */
+/** Every file the package ships, as npm packs it (package.json `files`, its exclusions applied). */
 function shipped(): string[] {
-  return manifest.files.flatMap((entry) => {
-    const full = path.join(REPO_ROOT, entry);
-    return fs.statSync(full).isDirectory() ? filesUnder(full) : [full];
+  const stdout = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
   });
+  const [{ files }] = JSON.parse(stdout) as { files: { path: string }[] }[];
+  return files.map((f) => path.join(REPO_ROOT, f.path));
 }
 
 /** The declaration files of the entry points (package.json `exports`), wildcards expanded. */
