@@ -1,3 +1,6 @@
+// The scenario suites run in `npm run test:scenarios`, not here (test/support/scenarios.js says why).
+const { SCENARIOS } = require("./test/support/scenarios");
+
 /** @type {import('jest').Config} */
 module.exports = {
   // Node's environment, with workers that end at once when the run is over (see the file).
@@ -5,7 +8,7 @@ module.exports = {
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   // Browser tests (*.e2e.test.ts) need Chromium: they run in `npm run test:e2e`, not in `npm test`.
-  testPathIgnorePatterns: ["/node_modules/", "\\.e2e\\.test\\.ts$"],
+  testPathIgnorePatterns: ["/node_modules/", "\\.e2e\\.test\\.ts$", ...SCENARIOS],
   transform: {
     // Type errors are caught once by `npm run typecheck`; transpiling alone keeps jest fast.
     "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.jest.json" }],

@@ -230,9 +230,11 @@ describe.each(DOORS)("two stacks of one key, through the %s door", (door) => {
       left: [],
     });
     expect(personLeft).toEqual(personMade);
-    // The schedule really fired: every way of loss, late claim writes among the late titles, a person.
+    // The schedule really fired: every way of loss, late title writes, a person. Which title writes come
+    // late depends on the order calls reach the cloud, so a run may hold no late claim write; case 4 of
+    // test/provider/ownership.test.ts plays one on purpose, through both doors.
     expect(Object.keys(lost.byKind).sort()).toEqual([...WAYS].sort());
-    expect(lateTitles.claims).toBeGreaterThan(0);
+    expect(lateTitles.marks + lateTitles.claims).toBeGreaterThan(0);
     expect(personMade.length).toBeGreaterThan(0);
     expect(decoys.destroyed).toBeGreaterThan(0);
   });

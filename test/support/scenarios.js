@@ -1,0 +1,18 @@
+/* global module */
+/**
+ * The scenario suites: whole stacks played through the cloud's faults, creates whose answers are lost,
+ * two deployers sharing a key, fleets measured, the documentation's recipes installed and run. They hold
+ * more than half of the suite's time, so `npm test` (jest.config.js) leaves them to
+ * `npm run test:scenarios` (jest.scenarios.config.js), and CI (.ci/run) runs both. Paths as jest
+ * matches them.
+ */
+const SCENARIOS = [
+  "/test/faults/",
+  "/test/perf/",
+  "/test/provider/ownership\\.test\\.ts$",
+  "/test/provider/instance-create\\.test\\.ts$",
+  "/test/examples/docs-recipes\\.test\\.ts$",
+  "/test/examples/fleet-cost-guard\\.test\\.ts$",
+];
+
+module.exports = { SCENARIOS };
