@@ -1,13 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
+import { terminalSafe } from "../../sdk";
 
-/** A by-name lookup (getGpu, getPod) could not pick exactly one entry. */
+/**
+ * A by-name lookup (getGpu, getPod) could not pick exactly one entry. Its message quotes the catalogue's
+ * names and titles, which a terminal would obey: their control characters are shown escaped.
+ */
 export class LookupError extends Error {
   override readonly name: string = "LookupError";
   /** What the catalogue offers, so callers and messages can show the choices. */
   readonly available: string[];
 
   constructor(message: string, available: string[]) {
-    super(message);
+    super(terminalSafe(message));
     this.available = available;
   }
 }

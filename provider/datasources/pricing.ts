@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import Decimal from "decimal.js";
-import { GPU_NUMS } from "../../sdk";
+import { GPU_NUMS, terminalSafe } from "../../sdk";
 import { lift } from "./client";
 import type { InputArgs } from "./options";
 
@@ -92,8 +92,9 @@ export function estimateHourlyPrice(args: EstimateHourlyPriceArgs): PriceEstimat
   const gpuHourly = hourlyPriceOf("gpu", gpu);
   // Decimal keeps 0.1 + 0.2 at 0.3: the amount is shown to people next to the catalogue prices.
   const amount = new Decimal(podHourly).plus(new Decimal(gpuHourly).times(gpuNums)).toNumber();
-  const podLabel = pod.title !== undefined ? `pod "${pod.title}"` : "pod";
-  const gpuLabel = gpu.gpuName !== undefined ? `GPU ${gpu.gpuName}` : "GPU";
+  // The basis is printed with the stack's outputs: the catalogue's names are shown escaped.
+  const podLabel = pod.title !== undefined ? `pod "${terminalSafe(pod.title)}"` : "pod";
+  const gpuLabel = gpu.gpuName !== undefined ? `GPU ${terminalSafe(gpu.gpuName)}` : "GPU";
   return {
     amount,
     currency: CURRENCY,

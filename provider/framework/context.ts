@@ -4,7 +4,13 @@
  * providers' serialized shim requires this module at call time, so every operation of the process
  * reaches the same one.
  */
-import { EndpointNotFoundError, GpuCloudClient, GpuCloudError, isTransientError } from "../../sdk";
+import {
+  EndpointNotFoundError,
+  GpuCloudClient,
+  GpuCloudError,
+  isTransientError,
+  terminalSafe,
+} from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
 import { OperationCancelledError } from "./errors";
 import { ProviderProcess, type ConfigSource, type WarningSink } from "./provider-process";
@@ -103,8 +109,18 @@ export async function runOperation<T>(
     });
     return await work(ctx);
   } catch (err) {
-    throw isNotTheApi(err) ? wrongAddress(err, ctx.settings.baseUrl) : err;
+    throw printable(isNotTheApi(err) ? wrongAddress(err, ctx.settings.baseUrl) : err);
   }
+}
+
+/**
+ * The failure with its message safe to print: messages quote the cloud's titles, names and addresses,
+ * and the Pulumi CLI prints them to a terminal, which would obey their control characters. The
+ * provider's own messages hold none, so escaping the whole message changes only what came from outside.
+ */
+function printable(err: unknown): unknown {
+  if (err instanceof Error) err.message = terminalSafe(err.message);
+  return err;
 }
 
 /** A 404 that is not the API's own, or an answer that is not the API's envelope at all. */

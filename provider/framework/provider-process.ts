@@ -6,7 +6,7 @@
  * coalesced reads). Nothing here is state: a new process (the next `pulumi up`) starts empty, and what
  * must outlive it is written to the stack's state.
  */
-import type { GpuCloudClient } from "../../sdk";
+import { terminalSafe, type GpuCloudClient } from "../../sdk";
 
 /** What the dynamic-provider server hands to `configure` (its `req.config`); keys are fully qualified. */
 export interface ConfigSource {
@@ -38,9 +38,9 @@ export class ProviderProcess {
     return this.config?.get(key);
   }
 
-  /** Something the user should know that does not fail the operation. */
+  /** Something the user should know that does not fail the operation; quoted cloud text is escaped. */
   warn(message: string): void {
-    this.warningSink(message);
+    this.warningSink(terminalSafe(message));
   }
 
   /** Where warnings go from now on (the native plugin: the engine's log). */

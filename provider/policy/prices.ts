@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import Decimal from "decimal.js";
-import { redact } from "../../sdk";
+import { redact, terminalSafe } from "../../sdk";
 import { connect } from "../datasources/client";
 import { getGpus, type GpuModel } from "../datasources/gpus";
 import { getPods, type Pod } from "../datasources/pods";
@@ -89,12 +89,14 @@ export function priceOf(instance: InstanceFacts, list: PriceList): Priced {
   if (!pod) return problem("its podUuid is not a pod of the cloud's catalogue.");
   try {
     const estimate = estimateHourlyPrice({ pod, gpu, gpuNums: gpuNums as number });
-    const podPart = typeof podUuid === "string" ? `pod ${pod.title} ${pod.hourlyPrice}` : "image";
+    // A violation message quotes the basis: the catalogue's names are shown escaped.
+    const podPart =
+      typeof podUuid === "string" ? `pod ${terminalSafe(pod.title)} ${pod.hourlyPrice}` : "image";
     return {
       name: instance.name,
       urn: instance.urn,
       amount: new Decimal(estimate.amount),
-      basis: `${podPart} + ${gpu.gpuName} ${gpu.hourlyPrice} × ${String(gpuNums)}`,
+      basis: `${podPart} + ${terminalSafe(gpu.gpuName)} ${gpu.hourlyPrice} × ${String(gpuNums)}`,
     };
   } catch (err) {
     return problem(messageOf(err).replace(/^estimateHourlyPrice: /, ""));
