@@ -271,9 +271,10 @@ describe("the web console in a browser", () => {
 /**
  * What a page of another site does: a no-cors fetch resetting the emulator, then forms (into frames, as
  * a page would hide them) disabling the demo key and advancing the clock through the console; the page's
- * title says when every answer has arrived.
+ * title says when every answer has arrived. The script stands in the body, so the body it appends to
+ * exists whenever its first answer comes (one CI run saw the fetch answered before the parser made it).
  */
-const ATTACK_PAGE = `<!doctype html><title>attacking</title><script>
+const ATTACK_PAGE = `<!doctype html><title>attacking</title><body><script>
 const target = new URLSearchParams(location.search).get("target");
 function post(path, fields) {
   return new Promise((resolve) => {
