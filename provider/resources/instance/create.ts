@@ -149,8 +149,7 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
   const { records } = memory;
   const record = records.take(spec, inputs.title);
   if (record) {
-    const resolution = records.resolve(ctx, memory.reads(ctx.api), record, deadline);
-    const outcome = await unlessCancelled(ctx, resolution, () => {
+    const outcome = await unlessCancelled(ctx, records.resolve(ctx, record, deadline), () => {
       records.returned(record);
       throw cancelledError(
         `while resolving the pending create ${record.id} of an earlier run, before any create call was sent; ` +

@@ -15,8 +15,8 @@ import { InstanceReads } from "./reads";
 
 export class InstanceMemory {
   readonly taken = new TakenInstances();
-  readonly reconcilers = new Reconcilers(this.taken);
-  readonly records = new PendingRecords(this.reconcilers);
+  private readonly reconcilers = new Reconcilers(this.taken);
+  readonly records = new PendingRecords((ctx, spec) => this.reconciler(ctx, spec));
   /** One coalescer per client, so per settings: a new client (a config change) reads on its own. */
   private readonly readsByClient = new WeakMap<GpuCloudClient, InstanceReads>();
 

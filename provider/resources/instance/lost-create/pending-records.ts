@@ -7,9 +7,8 @@
 import type { Instance as CloudInstance } from "../../../../sdk";
 import type { ProviderContext } from "../../../framework/context";
 import { specKey, type CreateSpec } from "../create-spec";
-import type { InstanceReads } from "../reads";
 import { pendingRecordOf, recordWindow, type PendingRecord } from "./pending-record";
-import type { Outcome, Reconcilers } from "./reconciler";
+import type { Outcome, Reconciler } from "./reconciler";
 import { recoveryTiming } from "./timing";
 import { inWindow } from "./window";
 
@@ -26,7 +25,8 @@ export class PendingRecords {
   /** Resolutions under way or decided in this process, by record id, so each record is resolved once. */
   private readonly resolutions = new Map<string, Promise<Outcome>>();
 
-  constructor(private readonly reconcilers: Reconcilers) {}
+  /** `reconcilerOf`: the reconciler of a spec for an operation's client. */
+  constructor(private readonly reconcilerOf: (ctx: ProviderContext, spec: CreateSpec) => Reconciler) {}
 
   /** Diff met a pending record: keep it for the Create that replaces it. */
   register(id: string, stored: Record<string, unknown>): void {
@@ -84,18 +84,13 @@ export class PendingRecords {
   }
 
   /** The record's outcome, deciding it by `deadline` (epoch ms) unless this process already did. */
-  resolve(
-    ctx: ProviderContext,
-    reads: InstanceReads,
-    record: PendingRecord,
-    deadline: number,
-  ): Promise<Outcome> {
+  resolve(ctx: ProviderContext, record: PendingRecord, deadline: number): Promise<Outcome> {
     let resolution = this.resolutions.get(record.id);
     if (!resolution) {
       const now = Date.now();
       // A record is written only once its call had settled (its give-up time is never sooner). Whatever
       // the deadline, a candidate first seen now gets its grace and its claim.
-      resolution = this.reconcilers.for(ctx, record.pending.spec, reads).settle({
+      resolution = this.reconcilerOf(ctx, record.pending.spec).settle({
         id: record.claimantId,
         window: recordWindow(record.pending),
         earlierRun: true,

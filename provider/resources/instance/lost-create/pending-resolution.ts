@@ -30,7 +30,7 @@ export async function readPending(
 ): Promise<CloudInstance | undefined> {
   const record = pendingRecordOf(id, stored);
   const memory = instanceMemory(ctx.process);
-  const outcome = await memory.records.resolve(ctx, memory.reads(ctx.api), record, Date.now());
+  const outcome = await memory.records.resolve(ctx, record, Date.now());
   if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   if (outcome.kind === "not-made") return undefined;
   await releaseClaim(ctx, outcome.instance.instance_uuid, olds.title);
@@ -54,7 +54,7 @@ export async function deletePending(
   const record = pendingRecordOf(id, stored);
   memory.records.forget(id);
   const deadline = Date.now() + (olds.waitTimeoutSeconds ?? 900) * 1000;
-  const outcome = await memory.records.resolve(ctx, memory.reads(ctx.api), record, deadline);
+  const outcome = await memory.records.resolve(ctx, record, deadline);
   if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   if (outcome.kind === "adopted") await destroy(outcome.instance.instance_uuid);
 }
