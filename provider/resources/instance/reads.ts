@@ -36,6 +36,7 @@ import {
   instanceStatusName,
   isTransientError,
   NotFoundError,
+  sleep,
   TimeoutError,
   type GpuCloudClient,
   type Instance,
@@ -124,8 +125,6 @@ function goneError(instanceUuid: string): NotFoundError {
     message: `Could not read instance ${instanceUuid}: it is not in the instance list, so it was destroyed or belongs to another user.`,
   });
 }
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A walk that reads rode, as the sharing rule of `read` sees it. */
 interface StartedWalk {
@@ -353,7 +352,7 @@ export class InstanceReads {
 
   /** The walk that starts next: after a short window, or right after the one in flight. */
   private nextWalk(): Promise<Walk> {
-    this.queued ??= (this.inFlight ? this.inFlight.then(noop, noop) : delay(BATCH_WINDOW_MS)).then(() =>
+    this.queued ??= (this.inFlight ? this.inFlight.then(noop, noop) : sleep(BATCH_WINDOW_MS)).then(() =>
       this.startWalk(),
     );
     return this.queued;

@@ -20,7 +20,7 @@
  * - absence only from two consecutive consistent listings that agree, once the call has settled: a
  *   create and a delete between two pages can keep a listing consistent while hiding an instance.
  */
-import { isTransientError, type Instance as CloudInstance } from "../../../../sdk";
+import { isTransientError, sleep, type Instance as CloudInstance } from "../../../../sdk";
 import type { ProviderContext } from "../../../framework/context";
 import { messageOf } from "../../../framework/errors";
 import { describeDifference, matchesSpec, specDifferences, specKey, type CreateSpec } from "../create-spec";
@@ -73,8 +73,6 @@ const byAge = (instances: CloudInstance[]) =>
   [...instances].sort((a, b) => (a.create_time ?? 0) - (b.create_time ?? 0));
 const byWindow = (entries: Entry[]) =>
   [...entries].sort((a, b) => (a.claimant.window.start ?? 0) - (b.claimant.window.start ?? 0));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Unmarked: no title, or a claim token (a claim under way, which may still fail and leave it to us). */
 function unmarked(instance: CloudInstance): boolean {
