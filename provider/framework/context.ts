@@ -1,6 +1,6 @@
 /**
  * What every resource operation runs with: the settings, the client, and this provider process's
- * memory (provider-process.ts). The one ProviderProcess of the process lives here: the dynamic
+ * memory (process-memory.ts). The one ProcessMemory of the process lives here: the dynamic
  * providers' serialized shim requires this module at call time, so every operation of the process
  * reaches the same one.
  */
@@ -13,7 +13,7 @@ import {
 } from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
 import { OperationCancelledError } from "./errors";
-import { ProviderProcess, type ConfigSource, type WarningSink } from "./provider-process";
+import { ProcessMemory, type ConfigSource, type WarningSink } from "./process-memory";
 import {
   ConfigurationError,
   settingProblems,
@@ -33,15 +33,15 @@ export interface ProviderContext {
    */
   signal?: AbortSignal;
   /** What this provider process remembers between operations. */
-  process: ProviderProcess;
+  process: ProcessMemory;
 }
 
-export type { ConfigSource } from "./provider-process";
+export type { ConfigSource } from "./process-memory";
 
-const thisProcess = new ProviderProcess();
+const thisProcess = new ProcessMemory();
 
 /** This provider process's memory, for what runs outside an operation (Diff, Configure). */
-export function providerProcess(): ProviderProcess {
+export function providerProcess(): ProcessMemory {
   return thisProcess;
 }
 

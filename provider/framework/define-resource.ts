@@ -9,7 +9,7 @@ import type { z } from "zod";
 import type { AutonameRule } from "./autoname";
 import type { CrossFieldRule } from "./check";
 import type { ProviderContext } from "./context";
-import type { ProviderProcess } from "./provider-process";
+import type { ProcessMemory } from "./process-memory";
 import type { DiffRules } from "./diff";
 import { plainJson } from "./plain-json";
 
@@ -116,7 +116,7 @@ export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> 
    * Diff met this resource in state. No API call may be made here (a preview without changes makes
    * none); Instance remembers what it learns, in `process`, for the creates and reads of the same process.
    */
-  diffed?(process: ProviderProcess, id: string, stored: StoredState): void;
+  diffed?(process: ProcessMemory, id: string, stored: StoredState): void;
   /**
    * Read by id alone (`pulumi import`, `get`): inputs and outputs from the cloud, such that check and
    * diff of those inputs against themselves show no change. Dynamic providers never reach it; the

@@ -18,7 +18,7 @@ import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
 import { isCancelled, messageOf, ResourceInitError } from "../framework/errors";
 import { OneAtATime } from "../framework/one-at-a-time";
-import type { ProcessMemory } from "../framework/provider-process";
+import type { MemoryPart } from "../framework/process-memory";
 
 const PersonalImageInputs = z.object({
   instanceUuid: z
@@ -85,7 +85,7 @@ async function findImage(
  * cloud shows no save started, it failed before doing anything, and waiting for it would only time out.
  * Once the image is listed it exists, and no failure after that forgets it (untilSaved).
  */
-const SAVES: ProcessMemory<OneAtATime> = { name: "PersonalImage saves", create: () => new OneAtATime() };
+const SAVES: MemoryPart<OneAtATime> = { name: "PersonalImage saves", create: () => new OneAtATime() };
 
 async function save(ctx: ProviderContext, inputs: PersonalImageInputs): Promise<CloudImage> {
   const { api } = ctx;

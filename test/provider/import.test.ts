@@ -5,7 +5,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ProviderContext } from "../../provider/framework/context";
-import { ProviderProcess } from "../../provider/framework/provider-process";
+import { ProcessMemory } from "../../provider/framework/process-memory";
 import { GpuCloudClient } from "../../sdk";
 import { stateOutputs, type AnyResourceDefinition } from "../../provider/framework/define-resource";
 import { idleClosePolicy } from "../../provider/resources/idle-close-policy";
@@ -22,7 +22,7 @@ describe("import by id", () => {
     ctx = {
       api: w.api,
       settings: { baseUrl: w.emu.url, apiKey: DEMO_KEY, pollIntervalMs: 10, requestTimeoutMs: 30_000 },
-      process: new ProviderProcess(),
+      process: new ProcessMemory(),
     };
   });
   afterAll(() => w.stop());

@@ -8,7 +8,7 @@ import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
 import { AmbiguousMatchError, type Pod } from "../../provider/datasources";
 import { pickPod } from "../../provider/datasources/pods";
 import { runOperation } from "../../provider/framework/context";
-import { ProviderProcess } from "../../provider/framework/provider-process";
+import { ProcessMemory } from "../../provider/framework/process-memory";
 import { DEMO_KEY } from "../emulator/helpers";
 
 const HOSTILE = "lab\u001b[2J\u202eevil\u0085";
@@ -52,7 +52,7 @@ describe("messages quote the cloud's text escaped", () => {
 
   it("in a warning", () => {
     const seen: string[] = [];
-    const process = new ProviderProcess();
+    const process = new ProcessMemory();
     process.routeWarnings((message) => seen.push(message));
     process.warn(`Instance ins-2 is not this stack's: it was titled ${HOSTILE}.`);
     expect(seen).toEqual([`Instance ins-2 is not this stack's: it was titled ${SHOWN}.`]);

@@ -1,12 +1,12 @@
 /**
  * What the Instance keeps for the life of a provider process, one part of the process's memory
- * (framework/provider-process.ts): the instances it knows to be owned, the pending records it met, the
+ * (framework/process-memory.ts): the instances it knows to be owned, the pending records it met, the
  * reconcilers of lost creates, and the coalesced reads of each client. Every operation reaches it
  * through its context; Diff, which runs without one, through the process.
  */
 import type { GpuCloudClient } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
-import type { ProcessMemory, ProviderProcess } from "../../framework/provider-process";
+import type { MemoryPart, ProcessMemory } from "../../framework/process-memory";
 import { PendingRecords } from "./lost-create/pending-records";
 import { Reconcilers, type Reconciler } from "./lost-create/reconciler";
 import type { CreateSpec } from "./create-spec";
@@ -36,12 +36,12 @@ export class InstanceMemory {
   }
 }
 
-const INSTANCE_MEMORY: ProcessMemory<InstanceMemory> = {
+const INSTANCE_MEMORY: MemoryPart<InstanceMemory> = {
   name: "Instance",
   create: () => new InstanceMemory(),
 };
 
-export function instanceMemory(process: ProviderProcess): InstanceMemory {
+export function instanceMemory(process: ProcessMemory): InstanceMemory {
   return process.memory(INSTANCE_MEMORY);
 }
 

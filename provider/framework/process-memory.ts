@@ -16,17 +16,17 @@ export interface ConfigSource {
 export type WarningSink = (message: string) => void;
 
 /** A kind of memory a part of the provider keeps for the life of the process, made at its first use. */
-export interface ProcessMemory<T> {
+export interface MemoryPart<T> {
   /** Names the part, for a reader of a heap dump. */
   readonly name: string;
   create(): T;
 }
 
-export class ProviderProcess {
+export class ProcessMemory {
   private config?: ConfigSource;
   private connection?: { key: string; client: GpuCloudClient };
   private warningSink: WarningSink = (message) => process.stderr.write(`warning: ${message}\n`);
-  private readonly memories = new Map<ProcessMemory<unknown>, unknown>();
+  private readonly memories = new Map<MemoryPart<unknown>, unknown>();
 
   /** What Configure sent: keys are fully qualified, secrets already unwrapped. */
   configure(source: ConfigSource): void {
@@ -61,7 +61,7 @@ export class ProviderProcess {
   }
 
   /** The memory of `kind` in this process, made at its first use. */
-  memory<T>(kind: ProcessMemory<T>): T {
+  memory<T>(kind: MemoryPart<T>): T {
     if (!this.memories.has(kind)) this.memories.set(kind, kind.create());
     return this.memories.get(kind) as T;
   }
