@@ -10,6 +10,7 @@ import {
   GpuCloudError,
   isTransientError,
   terminalSafe,
+  UnreadableAnswerError,
 } from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
 import { OperationCancelledError } from "./errors";
@@ -105,7 +106,10 @@ export async function runOperation<T>(
   try {
     await ctx.api.verifyService({ signal }).catch((err: unknown) => {
       if (signal?.aborted) throw new OperationCancelledError("before anything was sent to the cloud");
-      if (!isTransientError(err)) throw err;
+      if (isTransientError(err)) return;
+      // Before any work an answer that cannot be read, asked for again, says the address is wrong; later
+      // the same error may follow a call that did its work, so it never says that nothing changed.
+      throw err instanceof UnreadableAnswerError ? wrongAddress(err, ctx.settings.baseUrl) : err;
     });
     return await work(ctx);
   } catch (err) {

@@ -1,32 +1,40 @@
-import { collect, paginate, type Page } from "pulumi-gpucloud/sdk";
+import { collect, paginate, UnendingListError, walkEnds, type Page } from "pulumi-gpucloud/sdk";
 
-function pages(all: number[], pageSizeSeen: number[] = []) {
+function pages(all: number[], pageSizeSeen: number[] = [], hiddenInTotal = 0) {
   return async (page: number, pageSize: number): Promise<Page<number>> => {
     pageSizeSeen.push(page);
-    return { items: all.slice((page - 1) * pageSize, page * pageSize), total: all.length };
+    return { items: all.slice((page - 1) * pageSize, page * pageSize), total: all.length + hiddenInTotal };
   };
 }
 
+const upTo = (n: number) => Array.from({ length: n }, (_, i) => i);
+
 describe("paginate", () => {
-  it("walks every page until total is reached", async () => {
+  it("walks every page and ends on the short page that reaches the total", async () => {
     const seen: number[] = [];
-    const all = Array.from({ length: 25 }, (_, i) => i);
-    expect(await collect(paginate(pages(all, seen), { pageSize: 10 }))).toEqual(all);
+    expect(await collect(paginate(pages(upTo(25), seen), { pageSize: 10 }))).toEqual(upTo(25));
     expect(seen).toEqual([1, 2, 3]);
   });
 
-  it("stops at total without asking for an empty page", async () => {
+  it("never ends on a full page, whatever the total says: one that lags behind the list loses nothing", async () => {
+    const all = upTo(30);
+    const lagging = async (page: number): Promise<Page<number>> => ({
+      items: all.slice((page - 1) * 10, page * 10),
+      total: 20,
+    });
+    expect(await collect(paginate(lagging, { pageSize: 10 }))).toEqual(all);
+  });
+
+  it("asks for one more page after a full last page, and ends on the empty one", async () => {
     const seen: number[] = [];
-    await collect(
-      paginate(
-        pages(
-          Array.from({ length: 20 }, (_, i) => i),
-          seen,
-        ),
-        { pageSize: 10 },
-      ),
-    );
-    expect(seen).toEqual([1, 2]);
+    await collect(paginate(pages(upTo(20), seen), { pageSize: 10 }));
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("ends on an empty page when the total counts an item the list never shows", async () => {
+    const seen: number[] = [];
+    expect(await collect(paginate(pages(upTo(25), seen, 1), { pageSize: 10 }))).toEqual(upTo(25));
+    expect(seen).toEqual([1, 2, 3, 4]);
   });
 
   it("stops on an empty or short page when no total is given", async () => {
@@ -45,7 +53,7 @@ describe("paginate", () => {
   });
 
   it("keeps walking a server that serves fewer items per page than asked, up to total", async () => {
-    const all = Array.from({ length: 7 }, (_, i) => i);
+    const all = upTo(7);
     const capped = async (page: number): Promise<Page<number>> => ({
       items: all.slice((page - 1) * 3, page * 3),
       total: all.length,
@@ -60,18 +68,41 @@ describe("paginate", () => {
     expect(items).toEqual([1]);
   });
 
-  it("does not loop forever on a server that ignores page", async () => {
+  it("fails at the page bound on a server that answers every page full, naming the list and the bound", async () => {
     let calls = 0;
-    const items = await collect(
+    const walk = collect(
       paginate(
         async () => {
           calls++;
-          return { items: [1, 2] };
+          return { items: [1, 2], total: 2 };
         },
         { pageSize: 2, maxPages: 5 },
+        { action: "list pods", method: "GET", path: "/pod/list" },
       ),
     );
+    const err = await walk.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UnendingListError);
+    expect((err as UnendingListError).pages).toBe(5);
+    expect((err as Error).message).toContain(
+      "Could not list pods: the list did not end within 5 pages of 2 (GET /pod/list)",
+    );
+    expect((err as Error).message).toContain("raise maxPages");
     expect(calls).toBe(5);
-    expect(items).toHaveLength(10);
+  });
+});
+
+describe("walkEnds", () => {
+  it.each([
+    ["an empty page", { items: 0, pageSize: 10, collected: 30, total: 50 }, true],
+    ["a full page, total reached", { items: 10, pageSize: 10, collected: 20, total: 20 }, false],
+    ["a full page, total passed", { items: 10, pageSize: 10, collected: 30, total: 20 }, false],
+    ["a short page reaching the total", { items: 5, pageSize: 10, collected: 25, total: 25 }, true],
+    ["a short page short of the total", { items: 5, pageSize: 10, collected: 25, total: 26 }, false],
+    ["a short page without a total", { items: 5, pageSize: 10, collected: 25 }, true],
+  ])("%s: %s", (_name, page, ends) => {
+    expect(walkEnds(page)).toBe(ends);
   });
 });
