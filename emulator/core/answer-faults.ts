@@ -1,7 +1,7 @@
 /**
  * Faults that carry the call out and then change its answer on the way out, as a proxy, a gateway or
- * the live service itself has been seen to (docs/design/live-service-notes.md): the work is done, only
- * the answer differs. The server applies them last, after the change is saved.
+ * the live service itself has been seen to (docs/design/live-service-notes.md#instance-life): the work
+ * is done, only the answer differs. The server applies them last, after the change is saved.
  */
 import { gzipSync } from "node:zlib";
 
@@ -21,9 +21,9 @@ export function isAnswerFault(kind: string): kind is AnswerFaultKind {
 }
 
 /**
- * The fields each kind of record may lack (docs/design/cloud-api.md: the title "when set", server_url
- * and server_map only in list and info, the rest not promised by any answer), keyed by a field only that
- * kind of record has. nulls_after_commit sends these as null wherever a record has them.
+ * The fields each kind of record may lack (docs/design/cloud-api.md#instance-record: the title "when
+ * set", server_url and server_map only in list and info, the rest not promised by any answer), keyed by
+ * a field only that kind of record has. nulls_after_commit sends these as null wherever a record has them.
  */
 const OPTIONAL_FIELDS: readonly { marker: string; fields: readonly string[] }[] = [
   {
