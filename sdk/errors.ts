@@ -60,8 +60,9 @@ export class OutcomeUnknownError extends GpuCloudError {}
  * that breaks off or lacks the envelope, a body compressed without saying so, or success data without a
  * field API v2 requires. Such an answer passed whatever stands before the cloud, so the call may have
  * been carried out: a read or an idempotent write is asked again (retry-policy.ts), and a call that is
- * not safe to repeat fails with OutcomeUnknownError, this error its `cause`. Not transient: the client
- * has already asked again as often as it may.
+ * not safe to repeat fails with OutcomeUnknownError, this error its `cause`. Transient, like a 5xx: such
+ * answers come of what stands between the client and the cloud, and a long wait rides them out until its
+ * own deadline.
  */
 export class UnreadableAnswerError extends GpuCloudError {}
 
@@ -158,6 +159,7 @@ export function isTransientError(err: unknown): err is GpuCloudError {
   return (
     err instanceof ConnectionError ||
     err instanceof ServerError ||
+    err instanceof UnreadableAnswerError ||
     (err instanceof RateLimitError && !err.tooLongToWait) ||
     err instanceof TimeoutError
   );
