@@ -1,6 +1,6 @@
 /**
  * Scenario 1, creates under fire: 100 Instance creates of one spec through one provider server, 16 at a
- * time, while a seeded schedule loses the answer of 30% of the create calls, in turn in six ways:
+ * time, while a seeded schedule loses the answer of 30% of the create calls, in turn in ten ways:
  * - reset: the connection is reset before the cloud did anything;
  * - dropped: the cloud makes the instance, then drops the connection;
  * - late: the cloud holds the call past the provider's request timeout (0.5 s), then makes the instance;
@@ -9,14 +9,18 @@
  *   of the list is destroyed between two pages, mostly with a new one added at the tail, so the totals
  *   still agree while an instance is hidden);
  * - foreign: dropped, and at that moment another key of the same user creates the same spec and titles
- *   it a moment later (another deployer).
+ *   it a moment later (another deployer);
+ * - malformed answers to a create the cloud carried out (schedule.ts): nulls (every optional field of
+ *   the record null, read as it is), html200 (a gateway's HTML page with HTTP 200), truncated (JSON cut
+ *   off half way) and gzip (compressed without Content-Encoding), the last three unreadable.
  * 10% of every other call of the provider fails too (HTTP 500 or a reset connection). Then nine more
  * creates of three specs lose their answers while the instance list is down until their deadline: their
  * outcome stays unknown, so they leave pending records, and later runs (new provider processes, the cloud
  * calm) resolve them, one spec by `refresh`, one by `up`, one by `destroy` (with any record the fleet
  * left). Afterwards the cloud must hold exactly what the state holds, once each, nothing of the other
- * deployer's may be in the state, and destroy (under fire again) must leave nothing. Outcomes are judged
- * by counts and states, never by timings.
+ * deployer's may be in the state, no create may report a success the cloud does not bear out (its
+ * instance there, carrying its title), and destroy (under fire again) must leave nothing. Outcomes are
+ * judged by counts and states, never by timings.
  *
  * The scenario runs through both front doors: the dynamic-provider server, and the package's native plugin
  * with a fleet of 40 (every way of loss still represented, the same nine unknown creates and later runs),
@@ -29,13 +33,15 @@ import { onCalls, onInstancesMade } from "../support/emulator-hooks";
 import { reportFigure } from "../support/figures";
 import { initFailure } from "../support/init-failure";
 import { DOORS, gpucloudHarness, providerConfig, type Door } from "../support/providers";
-import { startWorld, type World } from "../support/world";
+import { startWorld, titlesIn, type World } from "../support/world";
 import type { PendingCreate } from "../../provider/resources/instance/lost-create/pending-record";
 import {
   bounded,
   Decoys,
   FAULT_EMULATOR,
   FaultSchedule,
+  MALFORMED_WAYS,
+  malformedWays,
   seconds,
   seeded,
   type FaultRule,
@@ -58,7 +64,7 @@ const SHIFTS_PER_LOSS = 30;
 /** The other deployer titles its instance within this long: well inside the 1 s quiet time. */
 const FOREIGN_TITLE_MS = 250;
 const CREATE = "/instance/create_by_pod";
-const WAYS = ["reset", "dropped", "late", "http500", "shifted", "foreign"] as const;
+const WAYS = ["reset", "dropped", "late", "http500", "shifted", "foreign", ...MALFORMED_WAYS] as const;
 type Way = (typeof WAYS)[number];
 
 jest.setTimeout(900_000);
@@ -109,6 +115,7 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
       arm: (table, path) => table.add({ path, kind, count: 1 }),
     });
     const ways: Record<Way, FaultWay> = {
+      ...malformedWays(),
       reset: once("reset", "reset"),
       dropped: { name: "dropped", arm: drop },
       http500: once("http500", "http_500_after_commit"),
@@ -178,6 +185,11 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
 
     const { created, pending, failures } = outcomes(results, inputs);
     const inStateAfterFirstRun = new Set(created.map((s) => s.id));
+    // A create that reported success for an instance the cloud does not hold under its title.
+    const cloudTitles = titlesIn(w.emulator);
+    const silentSuccesses = created
+      .filter((s) => cloudTitles.get(s.id) !== s.inputs.title || s.outputs.title !== s.inputs.title)
+      .map((s) => s.id);
 
     const outage = await w.advancing(createsDuringOutage(w));
     // Before any later run: an instance no state holds is one a pending record of its spec and window
@@ -231,15 +243,25 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
         `other-faults=${schedule.describe("other")} list-shifts=${decoys.destroyed} (+${decoys.added} at the tail) ` +
         `foreign-instances=${foreign.size} | outage: creates=${outage.creates} pending=${outage.pending.length} made=${outage.made} | ` +
         `later runs: ${later.figures} | ` +
-        `orphaned=${orphaned.length} duplicated=${duplicated} adopted-from-another-owner=${adoptedForeign.length} ` +
+        `orphaned=${orphaned.length} duplicated=${duplicated} silent-successes=${silentSuccesses.length} ` +
+        `adopted-from-another-owner=${adoptedForeign.length} ` +
         `foreign-taken-over=${foreignTakenOver.length} left-after-destroy=${left.length} delete-failures=${deleteFailures.length} ` +
         `first run ${seconds(firstRunMs)}, in all ${seconds(performance.now() - started)}`,
     );
     expect({ failures, deleteFailures }).toEqual({ failures: [], deleteFailures: [] });
-    expect({ unaccounted, orphaned, duplicated, adoptedForeign, foreignTakenOver, left }).toEqual({
+    expect({
+      unaccounted,
+      orphaned,
+      duplicated,
+      silentSuccesses,
+      adoptedForeign,
+      foreignTakenOver,
+      left,
+    }).toEqual({
       unaccounted: [],
       orphaned: [],
       duplicated: 0,
+      silentSuccesses: [],
       adoptedForeign: [],
       foreignTakenOver: [],
       left: [],

@@ -16,6 +16,32 @@ export interface FaultWay {
   arm(table: FaultTable, path: string): void;
 }
 
+/**
+ * Malformed answers to a call the cloud carried out (the emulator's answer faults): its record's
+ * optional fields null, which the client reads as they are, and three answers it cannot read (a
+ * gateway's HTML page with HTTP 200, JSON cut off half way, gzip without Content-Encoding), which leave
+ * a create's outcome unknown, as a lost answer does.
+ */
+export const MALFORMED_ANSWERS = {
+  nulls: "nulls_after_commit",
+  html200: "html_after_commit",
+  truncated: "truncated_after_commit",
+  gzip: "unlabelled_gzip_after_commit",
+} as const;
+
+export type MalformedWay = keyof typeof MALFORMED_ANSWERS;
+
+export const MALFORMED_WAYS = Object.keys(MALFORMED_ANSWERS) as MalformedWay[];
+
+/** Each malformed answer as a way of losing a call's answer: one fault for the call at `path`. */
+export function malformedWays(): Record<MalformedWay, FaultWay> {
+  const way = (name: MalformedWay): FaultWay => ({
+    name,
+    arm: (table, path) => table.add({ path, kind: MALFORMED_ANSWERS[name], count: 1 }),
+  });
+  return { nulls: way("nulls"), html200: way("html200"), truncated: way("truncated"), gzip: way("gzip") };
+}
+
 /** The emulator of a fault scenario: a fleet billed for simulated hours must not run out of money half way. */
 export const FAULT_EMULATOR = { balance: 1_000_000_000 };
 
