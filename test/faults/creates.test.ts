@@ -13,7 +13,8 @@
  * - malformed answers to a create the cloud carried out (schedule.ts): nulls (every optional field of
  *   the record null, read as it is), html200 (a gateway's HTML page with HTTP 200), truncated (JSON cut
  *   off half way) and gzip (compressed without Content-Encoding), the last three unreadable.
- * 10% of every other call of the provider fails too (HTTP 500 or a reset connection). Then nine more
+ * 10% of every other call of the provider fails too (HTTP 500, a reset connection, or, carried out, an
+ * answer it cannot read: a gateway's HTML page with HTTP 200 or JSON cut off half way). Then nine more
  * creates of three specs lose their answers while the instance list is down until their deadline: their
  * outcome stays unknown, so they leave pending records, and later runs (new provider processes, the cloud
  * calm) resolve them, one spec by `refresh`, one by `up`, one by `destroy` (with any record the fleet
@@ -142,7 +143,7 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
       name: "other",
       matches: (c) => c.key === fleet && c.path !== CREATE,
       rate: 0.1,
-      kinds: ["http_500", "reset"],
+      kinds: ["http_500", "reset", "html_after_commit", "truncated_after_commit"],
     };
     const undoShift = onCalls(w.emulator, (call) => {
       if (call.key === fleet && call.path === "/instance/list" && shiftsLeft > 0) {

@@ -8,7 +8,15 @@ import type { FaultTable } from "../../emulator/core/faults";
 import type { LoggedRequest } from "../../emulator/core/requestlog";
 import { onCalls, type ApiCall } from "../support/emulator-hooks";
 
-export type FaultKind = "http_500" | "http_429" | "http_503" | "reset" | "drop_after_commit" | "delay";
+export type FaultKind =
+  | "http_500"
+  | "http_429"
+  | "http_503"
+  | "reset"
+  | "drop_after_commit"
+  | "delay"
+  | "html_after_commit"
+  | "truncated_after_commit";
 
 /** A fault that is more than one entry of the fault table: it arms what it needs for the call at `path`. */
 export interface FaultWay {
