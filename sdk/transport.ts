@@ -564,7 +564,7 @@ export class Transport {
    * The answer's body as text, read only while it stays within maxResponseBytes: one that announces more
    * is not read at all, and one that streams more is cut off by its connection (undici counts its bytes
    * as they arrive, see Connections), so an endless body costs no more memory than the cap. A compressed
-   * body is decoded to at most the cap as well.
+   * body is decoded as it streams in, and what it decodes to is held to the cap as well.
    */
   private async readBody(res: Dispatcher.ResponseData): Promise<ReadBody> {
     const announced = Number(firstHeader(res.headers["content-length"]));
@@ -573,19 +573,13 @@ export class Transport {
       res.body.on("error", () => undefined).destroy();
       throw new AnswerTooLarge(res.statusCode, announced);
     }
-    let raw: Buffer;
-    try {
-      raw = Buffer.from(await res.body.arrayBuffer());
-    } catch (err) {
-      if (errorCode(err) === EXCEEDED_MAX_SIZE) throw new AnswerTooLarge(res.statusCode);
-      throw err;
-    }
     const coding = [res.headers["content-encoding"] ?? []].flat().join(",");
     let decoded;
     try {
-      decoded = await decodeBody(raw, coding, this.options.maxResponseBytes);
+      decoded = await decodeBody(res.body, coding, this.options.maxResponseBytes);
     } catch (err) {
       if (err instanceof DecodedTooLarge) throw new AnswerTooLarge(res.statusCode, undefined, err.coding);
+      if (errorCode(err) === EXCEEDED_MAX_SIZE) throw new AnswerTooLarge(res.statusCode);
       throw err;
     }
     // TextDecoder drops a byte order mark, as undici's text() did: JSON.parse refuses one.
