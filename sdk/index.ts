@@ -21,6 +21,7 @@ export {
   paginate,
   collect,
   walkEnds,
+  nextPageSize,
   DEFAULT_MAX_PAGES,
   type Page,
   type PageFetcher,

@@ -5,9 +5,11 @@
  * - a full page never does, whatever `total` says: a total may count what the list never shows (the live
  *   service is reported to count hidden instances in /instance/list) or lag behind it;
  * - a short page ends it once the walk has collected `total` items (or the server gave no total); short
- *   of `total`, one more page is asked for, since the API does not show most endpoints' maximum
- *   page_size and a server that serves fewer items than asked is not finished. An account whose total
- *   counts a hidden item pays one request more per walk (the empty page that ends it).
+ *   of `total`, one more page is asked for. An account whose total counts a hidden item pays that one
+ *   request more per walk (the empty page that ends it).
+ * - a first page shorter than asked while the total says there is more shows the server's own page size
+ *   (the API does not show most endpoints' maximum page_size): the walk goes on in pages of that size
+ *   (`nextPageSize`), whose offsets then fit what it has, instead of skipping what lies between.
  * A server that answers every page full (one that ignores `page`) meets the hard bound, `maxPages`
  * (DEFAULT_MAX_PAGES): the walk fails there with UnendingListError rather than end as though the pages
  * read were the whole list.
@@ -36,6 +38,8 @@ export const DEFAULT_MAX_PAGES = 1_000;
 
 /** One page as a walk has just read it. */
 export interface PageRead {
+  /** Its number, from 1. */
+  page: number;
   /** Items on this page. */
   items: number;
   /** The page size asked for. */
@@ -53,6 +57,11 @@ export function walkEnds({ items, pageSize, collected, total }: PageRead): boole
   return total === undefined || collected >= total;
 }
 
+/** The page size to ask for after a page that did not end the walk (see the rule in this module's header). */
+export function nextPageSize({ page, items, pageSize }: PageRead): number {
+  return page === 1 && items > 0 && items < pageSize ? items : pageSize;
+}
+
 /** What a walk reads, for its error at the bound. */
 const GENERIC_LIST: ErrorContext = { action: "walk the list", method: "GET", path: "" };
 
@@ -61,15 +70,17 @@ export async function* paginate<T>(
   options: PaginateOptions = {},
   list: ErrorContext = GENERIC_LIST,
 ): AsyncGenerator<T> {
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  let pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   let collected = 0;
   for (let page = 1; ; page++) {
     if (page > maxPages) throw unendingList({ ...list, pages: maxPages, pageSize });
     const { items, total } = await fetchPage(page, pageSize);
     for (const item of items) yield item;
     collected += items.length;
-    if (walkEnds({ items: items.length, pageSize, collected, total })) return;
+    const read = { page, items: items.length, pageSize, collected, total };
+    if (walkEnds(read)) return;
+    pageSize = nextPageSize(read);
   }
 }
 

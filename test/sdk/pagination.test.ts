@@ -1,4 +1,4 @@
-import { collect, paginate, UnendingListError, walkEnds, type Page } from "pulumi-gpucloud/sdk";
+import { collect, nextPageSize, paginate, UnendingListError, walkEnds, type Page } from "pulumi-gpucloud/sdk";
 
 function pages(all: number[], pageSizeSeen: number[] = [], hiddenInTotal = 0) {
   return async (page: number, pageSize: number): Promise<Page<number>> => {
@@ -61,6 +61,18 @@ describe("paginate", () => {
     expect(await collect(paginate(capped, { pageSize: 100 }))).toEqual(all);
   });
 
+  it("goes on in the server's own page size when it serves fewer than asked and offsets by what was asked", async () => {
+    const all = upTo(7);
+    const asked: number[] = [];
+    const capsAtThree = async (page: number, pageSize: number): Promise<Page<number>> => {
+      asked.push(pageSize);
+      const from = (page - 1) * pageSize;
+      return { items: all.slice(from, from + Math.min(pageSize, 3)), total: all.length };
+    };
+    expect(await collect(paginate(capsAtThree, { pageSize: 100 }))).toEqual(all);
+    expect(asked).toEqual([100, 3, 3]);
+  });
+
   it("stops on an empty page even when total promised more", async () => {
     const items = await collect(
       paginate(async (page) => ({ items: page === 1 ? [1] : [], total: 5 }), { pageSize: 1 }),
@@ -94,15 +106,32 @@ describe("paginate", () => {
   });
 });
 
-describe("walkEnds", () => {
+describe("walkEnds and nextPageSize", () => {
   it.each([
-    ["an empty page", { items: 0, pageSize: 10, collected: 30, total: 50 }, true],
-    ["a full page, total reached", { items: 10, pageSize: 10, collected: 20, total: 20 }, false],
-    ["a full page, total passed", { items: 10, pageSize: 10, collected: 30, total: 20 }, false],
-    ["a short page reaching the total", { items: 5, pageSize: 10, collected: 25, total: 25 }, true],
-    ["a short page short of the total", { items: 5, pageSize: 10, collected: 25, total: 26 }, false],
-    ["a short page without a total", { items: 5, pageSize: 10, collected: 25 }, true],
-  ])("%s: %s", (_name, page, ends) => {
+    ["an empty page", { page: 4, items: 0, pageSize: 10, collected: 30, total: 50 }, true, 10],
+    ["a full page, total reached", { page: 2, items: 10, pageSize: 10, collected: 20, total: 20 }, false, 10],
+    ["a full page, total passed", { page: 3, items: 10, pageSize: 10, collected: 30, total: 20 }, false, 10],
+    [
+      "a short page reaching the total",
+      { page: 3, items: 5, pageSize: 10, collected: 25, total: 25 },
+      true,
+      10,
+    ],
+    [
+      "a short page short of the total",
+      { page: 3, items: 5, pageSize: 10, collected: 25, total: 26 },
+      false,
+      10,
+    ],
+    [
+      "a short first page short of the total",
+      { page: 1, items: 4, pageSize: 10, collected: 4, total: 9 },
+      false,
+      4,
+    ],
+    ["a short page without a total", { page: 3, items: 5, pageSize: 10, collected: 25 }, true, 10],
+  ])("%s: ends %s, next page size %s", (_name, page, ends, next) => {
     expect(walkEnds(page)).toBe(ends);
+    expect(nextPageSize(page)).toBe(next);
   });
 });

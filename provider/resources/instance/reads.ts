@@ -35,6 +35,7 @@
 import {
   DEFAULT_MAX_PAGES,
   instanceStatusName,
+  nextPageSize,
   isTransientError,
   NotFoundError,
   sleep,
@@ -473,10 +474,10 @@ function noop(): void {}
 const LIST = { action: "list instances", method: "GET", path: "/instance/list" };
 
 /**
- * Walks every page of /instance/list, ending where the SDK's walks end (walkEnds: on an empty page, or
- * a short one that reaches the total; never on the total alone), and says whether the pages fit
- * together. A list that never ends fails at the SDK's page bound, DEFAULT_MAX_PAGES, with
- * UnendingListError.
+ * Walks every page of /instance/list as the SDK's walks do (walkEnds: it ends on an empty page, or a
+ * short one that reaches the total, never on the total alone; nextPageSize: a short first page short of
+ * the total shows the server's page size), and says whether the pages fit together. A list that never
+ * ends fails at the SDK's page bound, DEFAULT_MAX_PAGES, with UnendingListError.
  */
 export async function walkList(
   api: GpuCloudClient,
@@ -489,13 +490,14 @@ export async function walkList(
   let collected = 0;
   let firstPageCount = 0;
   let pages = 0;
+  let size = pageSize;
   let shortPageSeen = false;
   for (;;) {
-    if (pages === maxPages) throw unendingList({ ...LIST, pages: maxPages, pageSize });
-    const res = await api.instances.list({ page: ++pages, page_size: pageSize });
+    if (pages === maxPages) throw unendingList({ ...LIST, pages: maxPages, pageSize: size });
+    const res = await api.instances.list({ page: ++pages, page_size: size });
     const count = res.instance_list.length;
     if (total !== undefined && res.total !== total) consistent = false;
-    // A page with items after a short one: the server serves fewer than asked, and its pages need not fit ours.
+    // A page with items after a short one: the list grew under the walk, or its pages do not fit ours.
     if (shortPageSeen && count > 0) consistent = false;
     total ??= res.total;
     for (const instance of res.instance_list) {
@@ -504,9 +506,12 @@ export async function walkList(
     }
     collected += count;
     if (pages === 1) firstPageCount = count;
-    shortPageSeen ||= count < pageSize;
-    if (walkEnds({ items: count, pageSize, collected, total: res.total })) break;
+    const read = { page: pages, items: count, pageSize: size, collected, total: res.total };
+    if (walkEnds(read)) break;
+    size = nextPageSize(read);
+    shortPageSeen ||= count < size;
   }
+  // Asked for more than it held, and the next offset held nothing: the first page was the whole list.
   const atomic = firstPageCount < pageSize && collected === firstPageCount;
   return { instances, consistent, atomic, pages, cloudMs: api.cloudNow() };
 }
