@@ -57,7 +57,7 @@ function inputTable(definition: AnyResourceDefinition, schemas: ResourceSchemas,
   return table(["Input", "Type", "Required", "Default", "Rule", "A change"], rows);
 }
 
-function inputDescriptions(resource: string, spec: ResourceSpec): string {
+export function inputDescriptions(resource: string, spec: ResourceSpec): string {
   return bullets(
     Object.entries(spec.inputProperties).map(
       ([name, property]) => `\`${name}\`: ${described(property, `${resource}.${name}`)}`,
@@ -78,7 +78,7 @@ function changeWords(definition: AnyResourceDefinition, name: string): string {
   return unchanged.length > 0 ? `${effect} (nothing when ${unchanged.join(" or ")})` : effect;
 }
 
-function crossFieldRules(definition: AnyResourceDefinition): string[] {
+export function crossFieldRules(definition: { checks?: readonly { rule: string }[] }): string[] {
   const rules = definition.checks ?? [];
   if (rules.length === 0) return [];
   return ["### Rules across inputs", bullets(rules.map((rule) => `${rule.rule}.`))];
