@@ -32,14 +32,12 @@ interface RuntimeInternals {
 }
 
 function runtime(): RuntimeInternals {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const state = require("@pulumi/pulumi/runtime/state") as Pick<RuntimeInternals, "withLocalStorage">;
   const settings = require("@pulumi/pulumi/runtime/settings") as Pick<
     RuntimeInternals,
     "awaitFeatureSupport" | "waitForRPCs"
   >;
   const server = require("@pulumi/pulumi/provider/server") as Pick<RuntimeInternals, "deserializeInputs">;
-  /* eslint-enable @typescript-eslint/no-require-imports */
   return {
     withLocalStorage: state.withLocalStorage,
     awaitFeatureSupport: settings.awaitFeatureSupport,
