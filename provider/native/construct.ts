@@ -98,8 +98,45 @@ function optionsOf(req: provproto.ConstructRequest): pulumi.ComponentResourceOpt
   };
 }
 
+/** The Constructs under way, each failed by what its component's program leaves unhandled. */
+const underWay = new Set<(reason: unknown) => void>();
+
+/**
+ * Pulumi's runtime leaves some failures of a component's program to the host's unhandled-rejection handler
+ * (a child whose input came from a child that failed): Pulumi's language host and its own provider server
+ * both install one. From the first Construct on, this plugin's fails the Constructs under way, and one that
+ * comes after them is written to stderr (the engine's log): it never ends the plugin and the operations of
+ * every other resource with it.
+ */
+function takeStrayRejections(): void {
+  if (process.listeners("unhandledRejection").includes(failConstructs)) return;
+  process.on("unhandledRejection", failConstructs);
+}
+
+function failConstructs(reason: unknown): void {
+  if (underWay.size === 0) {
+    process.stderr.write(
+      `pulumi-resource-gpucloud: a component's program failed after its Construct ended: ${String(reason)}\n`,
+    );
+  }
+  for (const fail of underWay) fail(reason);
+}
+
 /** `engineAddress` is where the runtime sends the component's log lines; without one they go to stderr. */
 export function construct(
+  req: provproto.ConstructRequest,
+  engineAddress: string | undefined,
+): Promise<provproto.ConstructResponse> {
+  takeStrayRejections();
+  return new Promise((resolve, reject) => {
+    underWay.add(reject);
+    constructed(req, engineAddress)
+      .then(resolve, reject)
+      .finally(() => underWay.delete(reject));
+  });
+}
+
+function constructed(
   req: provproto.ConstructRequest,
   engineAddress: string | undefined,
 ): Promise<provproto.ConstructResponse> {

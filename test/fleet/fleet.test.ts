@@ -196,6 +196,53 @@ describe.each(["dynamic", "native"] as const)("a Fleet through the %s door", (do
     });
   });
 
+  describe("a new spec the cloud refuses (an invalid GPU model)", () => {
+    let w: FleetWorld;
+    let before: Record<string, string>;
+    beforeAll(async () => {
+      w = await openFleet(door, { size: 3 });
+      await w.advancing(w.stack.up());
+      before = memberIds(w);
+    });
+    afterAll(() => w?.close());
+
+    /** The steps of the members of a failed up, and the member its first failure names. */
+    async function failedUp(replaceMembers: string) {
+      const invalid = await invalidGpu(w);
+      await w.setArgs({ size: 3, gpuUuid: invalid, replaceMembers });
+      const failed = (await w.advancing(w.stack.up()).catch((err: unknown) => err)) as OperationError;
+      expect(failed).toBeInstanceOf(OperationError);
+      const steps = failed.steps.filter((s) => /^trainers-\d+$/.test(s.name)).map((s) => `${s.name} ${s.op}`);
+      return { steps: steps.sort(), failure: failed.failures[0].message };
+    }
+
+    it("stops a oneAtATime rollout at member 0: the others are never touched", async () => {
+      const { steps, failure } = await failedUp("oneAtATime");
+      expect(steps).toEqual(["trainers-0 replace"]);
+      expect(failure).toMatch(
+        /^replace of trainers-0 \(gpucloud:Instance\) failed: .*GPU model 3090 is not available/,
+      );
+      expect(memberIds(w)).toEqual(before);
+      expect(Object.keys(await cloudFleet(w)).sort()).toEqual(Object.values(before).sort());
+    });
+
+    it("tries every member at once with allAtOnce, and keeps every old member when all fail", async () => {
+      const { steps } = await failedUp("allAtOnce");
+      expect(steps).toEqual(["trainers-0 replace", "trainers-1 replace", "trainers-2 replace"]);
+      expect(memberIds(w)).toEqual(before);
+    });
+
+    it("goes on serving the stack after the failures: the old spec changes no member", async () => {
+      await w.setArgs({ size: 3 });
+      expect(plan(await w.stack.preview())).toEqual({
+        trainers: "update",
+        "trainers-0": "same",
+        "trainers-1": "same",
+        "trainers-2": "same",
+      });
+    });
+  });
+
   it("shows members an idle policy stopped as drift, and running: true starts them again", async () => {
     const w = await openFleet(door, { size: 2, idlePeriodMinutes: 10 });
     try {
@@ -225,6 +272,12 @@ describe.each(["dynamic", "native"] as const)("a Fleet through the %s door", (do
     }
   });
 });
+
+/** A GPU model the catalogue lists but the cloud rents none of (status 0). */
+async function invalidGpu(w: FleetWorld): Promise<string> {
+  const { gpu_list: gpus } = await w.api.catalogue.gpus();
+  return gpus.find((g) => g.status === 0)!.gpu_uuid;
+}
 
 /** Waits for `condition` (the engine's own events), failing after a generous bound instead of hanging. */
 async function until(condition: () => boolean): Promise<void> {
