@@ -6,7 +6,9 @@
  * through preview, up and destroy. The two take turns (by hand first in odd rounds, the Fleet first in
  * even ones) and each operation's wall time is the fastest of the rounds, so neither meets a machine
  * that only the other was spared. The target: the Fleet's up costs no more API calls, and takes at most
- * 10% longer.
+ * 10% longer. The calls compared leave out the walks of /instance/list that the waits share: their number
+ * follows how long the waits last (one walk a poll interval), and varies by tens from one run of the same
+ * program to the next.
  */
 import * as path from "node:path";
 import { REPO_ROOT } from "../dev/self-link";
@@ -98,6 +100,10 @@ function upOf(runs: FleetComparison[], door: DoorName, n: number, declared: Decl
     ?.records.find((r) => r.operation === "up");
 }
 
+function callsBesidesWalks(record: EngineRecord): number {
+  return record.apiCalls - listCalls(record);
+}
+
 export function fleetTable(runs: FleetComparison[]): string {
   const header = ["operation", "door", "N", "declared", "API calls", "list calls", "writes", "wall ms"];
   const rows = runs.flatMap((run) =>
@@ -127,11 +133,14 @@ export function fleetTargets(runs: FleetComparison[]): TargetResult[] {
     const [byHand, fleet] = [upOf(runs, door, n, "by hand"), upOf(runs, door, n, "Fleet")];
     const ran = byHand && fleet && !byHand.error && !fleet.error;
     return {
-      target: `up of a Fleet of ${n} through the ${door} door: no more API calls than ${n} Instances and ${n} policies by hand, wall time within 10%`,
+      target: `up of a Fleet of ${n} through the ${door} door: no more API calls than ${n} Instances and ${n} policies by hand (besides the waits' shared list walks), wall time within 10%`,
       measured: ran
-        ? `${fleet.apiCalls} calls vs ${byHand.apiCalls}; ${fleet.wallMs} ms vs ${byHand.wallMs} ms (${((fleet.wallMs / byHand.wallMs - 1) * 100).toFixed(1)}%)`
+        ? `${callsBesidesWalks(fleet)} calls vs ${callsBesidesWalks(byHand)} (list walks ${listCalls(fleet)} vs ${listCalls(byHand)}); ` +
+          `${fleet.wallMs} ms vs ${byHand.wallMs} ms (${((fleet.wallMs / byHand.wallMs - 1) * 100).toFixed(1)}%)`
         : "not run, or failed",
-      met: ran ? fleet.apiCalls <= byHand.apiCalls && fleet.wallMs <= 1.1 * byHand.wallMs : null,
+      met: ran
+        ? callsBesidesWalks(fleet) <= callsBesidesWalks(byHand) && fleet.wallMs <= 1.1 * byHand.wallMs
+        : null,
     };
   });
 }

@@ -3,7 +3,7 @@
  * baseline, side by side in this process; then the fleet program's lifecycle through the engine's path
  * with either front door (bench/engine.ts); a table on stdout and bench/results.json.
  *   node dist/bench/run.js [--n 10,100,500] [--rate-limit 0,10] [--scenarios create,refresh,preview,destroy]
- *                          [--engine-n 100,500] [--doors dynamic,native] [--fleet-n 500] [--fleet-rounds 2]
+ *                          [--engine-n 100,500] [--doors dynamic,native] [--fleet-n 500] [--fleet-rounds 3]
  *                          [--smoke] [--full] [--out bench/results.json]
  * --smoke is the quick variant CI runs: N=10, both rate-limit settings, the engine's path at N=2, short figures.
  * Without --full, create and destroy of 500 under a rate limit are left out: at 10 requests per second
@@ -167,7 +167,7 @@ function options(argv: string[]): BenchOptions & { out: string } {
   const engineN = engineText === "" ? [] : numbers(engineText);
   const fleetText = values["fleet-n"] ?? (values.smoke ? "2" : "500");
   const fleetN = fleetText === "" ? [] : numbers(fleetText);
-  const fleetRounds = numbers(values["fleet-rounds"] ?? (values.smoke ? "1" : "2"));
+  const fleetRounds = numbers(values["fleet-rounds"] ?? (values.smoke ? "1" : "3"));
   if (
     [...n, ...rateLimits, ...engineN, ...fleetN, ...fleetRounds].some((v) => !Number.isInteger(v) || v < 0)
   ) {

@@ -55,6 +55,11 @@ export class MonitorCallError extends Error {
   }
 }
 
+/** What the engine answers a registration once the deployment stopped: its monitor is going away. */
+export function deploymentStopped(): MonitorCallError {
+  return new MonitorCallError("the deployment stopped after a failure", protocol().grpc.status.UNAVAILABLE);
+}
+
 export class ResourceMonitor {
   private handlers?: MonitorHandlers;
 

@@ -26,7 +26,7 @@ import {
   type DiffResult,
   type ReadResult,
 } from "./provider-process";
-import { MonitorCallError, ResourceMonitor } from "./resource-monitor";
+import { deploymentStopped, ResourceMonitor } from "./resource-monitor";
 import {
   dependencyLevels,
   FileStore,
@@ -497,8 +497,13 @@ export class Stack {
     };
   }
 
+  /**
+   * Registers one resource and shows it to the policy packs' look at the whole stack. A remote component
+   * is shown as its Construct registered it (with its inputs), not a second time as the program asked for it.
+   */
   private async registerAndAnalyze(deployment: Deployment, registration: Registration): Promise<Resolution> {
     const resolution = await this.register(deployment, registration);
+    if (registration.remote) return resolution;
     const provider = registration.custom ? this.door.admit(registration).provider : undefined;
     deployment.news.push(this.analyzed(registration, resolution.outputs, provider));
     return resolution;
@@ -671,9 +676,7 @@ export class Stack {
 
   /** A child a Construct registered: after a failure, nothing new starts, as for a program's resources. */
   private async registerConstructed(deployment: Deployment, child: Registration): Promise<Resolution> {
-    if (deployment.constructFailures.length > 0) {
-      throw new MonitorCallError("the deployment stopped after a failure", 14);
-    }
+    if (deployment.constructFailures.length > 0) throw deploymentStopped();
     try {
       return await this.registerAndAnalyze(deployment, child);
     } catch (err) {

@@ -18,7 +18,7 @@ import { COMPONENTS } from "../components";
 import { declareComponent } from "../components/declare";
 import { pluginKit } from "../components/kits";
 import type { AnyComponentDefinition } from "../framework/define-component";
-import { RpcError } from "./errors";
+import { InputsRefusedError, RpcError } from "./errors";
 
 /** What Construct takes of @pulumi/pulumi's runtime beyond its public API (its provider server uses the same). */
 interface RuntimeInternals {
@@ -159,7 +159,10 @@ function constructed(
     );
     const inputs = await internals.deserializeInputs(req.getInputs(), req.getInputdependenciesMap());
     const component = new ConstructedComponent(definition, req.getName(), inputs, optionsOf(req));
-    await component.declared();
+    await component.declared().catch((err: unknown) => {
+      if (!pulumi.InputPropertiesError.isInstance(err)) throw err;
+      throw new InputsRefusedError(err.message, err.errors);
+    });
     const [state] = await pulumi.runtime.serializeResourceProperties(
       `construct(${req.getType()}, ${req.getName()})`,
       component.outputs(),

@@ -7,7 +7,6 @@
 import * as grpc from "@grpc/grpc-js";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { InputPropertiesError } from "@pulumi/pulumi";
 import * as errorsproto from "@pulumi/pulumi/proto/errors_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
@@ -21,6 +20,16 @@ export class RpcError extends Error {
   constructor(
     readonly code: grpc.status,
     message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A component's inputs refused by its Construct: each input at fault with its rule. */
+export class InputsRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly errors: readonly { propertyPath: string; reason: string }[],
   ) {
     super(message);
   }
@@ -50,7 +59,7 @@ function initFailed(err: InitFailedError, hidden: readonly string[]): RpcFailure
 }
 
 /** A component's inputs refused (its Construct): each input and its rule, as the engine prints them. */
-function inputsRefused(err: InputPropertiesError, hidden: readonly string[]): RpcFailure {
+function inputsRefused(err: InputsRefusedError, hidden: readonly string[]): RpcFailure {
   const detail = new errorsproto.InputPropertiesError();
   for (const { propertyPath, reason } of err.errors) {
     const refused = new errorsproto.InputPropertiesError.PropertyError();
@@ -83,7 +92,7 @@ function withDetail(
 /** Any failure as the status the engine receives; `hidden` are the texts of the call's secret inputs (see `secretTexts`). */
 export function rpcFailure(err: unknown, hidden: readonly string[] = []): RpcFailure {
   if (err instanceof InitFailedError) return initFailed(err, hidden);
-  if (InputPropertiesError.isInstance(err)) return inputsRefused(err, hidden);
+  if (err instanceof InputsRefusedError) return inputsRefused(err, hidden);
   const message = redact(messageOf(err), hidden);
   return { code: err instanceof RpcError ? err.code : grpc.status.UNKNOWN, details: message };
 }

@@ -77,20 +77,22 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10; 
     }
   });
 
-  it("compares a Fleet of 2 with the same fleet by hand through both doors: the same writes, no more calls", () => {
+  it("compares a Fleet of 2 with the same fleet by hand through both doors: the same calls", () => {
     for (const door of DOORS) {
       const run = (declared: string) =>
         results.fleet.find((r) => r.door === door && r.declared === declared)!.records;
       const up = (declared: string) => run(declared).find((r) => r.operation === "up")!;
-      const writes = (declared: string) =>
-        Object.entries(up(declared).byEndpoint).filter(([endpoint]) => endpoint.startsWith("POST "));
+      // Every call but the list walks the waits share, whose number follows how long the waits last.
+      const besidesWalks = (declared: string) =>
+        Object.fromEntries(
+          Object.entries(up(declared).byEndpoint).filter(([endpoint]) => endpoint !== "GET /instance/list"),
+        );
       expect(run("Fleet").map((r) => [r.operation, r.error])).toEqual([
         ["preview", undefined],
         ["up", undefined],
         ["destroy", undefined],
       ]);
-      expect(writes("Fleet")).toEqual(writes("by hand"));
-      expect(up("Fleet").apiCalls).toBeLessThanOrEqual(up("by hand").apiCalls);
+      expect(besidesWalks("Fleet")).toEqual(besidesWalks("by hand"));
     }
   });
 
