@@ -6,11 +6,10 @@
 import type { AnyComponentDefinition } from "../../framework/define-component";
 import type { ComponentSchemas } from "../json-schema";
 import { token, type PackageSchema } from "../package-schema";
-import { ruleWords } from "./input-rules";
 import { bullets, page, table } from "./markdown";
 import { EXAMPLE_SETTING, programExample } from "./program-example";
-import { described, resultTypeWords, typeSectionsOf, typeWords } from "./property-types";
-import { crossFieldRules, inputDescriptions } from "./resource-page";
+import { described, resultTypeWords, typeSectionsOf } from "./property-types";
+import { crossFieldRules, inputDescriptions, inputsTable } from "./resource-page";
 
 export function componentPage(
   schema: PackageSchema,
@@ -19,14 +18,6 @@ export function componentPage(
 ): string {
   const spec = schema.resources[token(definition.name)];
   const changes = definition.changes as Record<string, string>;
-  const inputs = Object.entries(spec.inputProperties).map(([name, property]) => [
-    `\`${name}\``,
-    typeWords(property),
-    spec.requiredInputs?.includes(name) ? "yes" : "no",
-    property.default === undefined ? "" : `\`${JSON.stringify(property.default)}\``,
-    ruleWords(schemas.inputs.properties?.[name] ?? {}),
-    changes[name],
-  ]);
   const outputs = Object.entries(spec.properties).map(([name, property]) => [
     `\`${name}\``,
     resultTypeWords(property, spec.required, name),
@@ -44,7 +35,7 @@ export function componentPage(
     EXAMPLE_SETTING,
     programExample(definition.example),
     "## Inputs",
-    table(["Input", "Type", "Required", "Default", "Rule", "A change"], inputs),
+    inputsTable(spec, schemas.inputs, (name) => changes[name]),
     inputDescriptions(definition.name, spec),
     ...crossFieldRules(definition),
     "## Outputs",
