@@ -247,11 +247,15 @@ describe.each(["dynamic", "native"] as const)("a Fleet through the %s door", (do
     const w = await openFleet(door, { size: 2, idlePeriodMinutes: 10 });
     try {
       await w.advancing(w.stack.up());
-      // Every GPU idles (utilisation 0): after 10 idle minutes the policies shut both members down.
+      const uuids = Object.values(memberIds(w));
+      // Both members idle (utilisation 0): after 10 idle minutes the policies shut them down.
+      for (const uuid of uuids) await w.setUtilization(uuid, 0);
       await w.emu.advance(11 * 60);
       await w.emu.advance(60);
       const stopped = (await w.api.instances.list()).instance_list.map((i) => i.status);
       expect(stopped).toEqual([22, 22]);
+      // Busy again from here on, so the clock the up moves cannot stop them again.
+      for (const uuid of uuids) await w.setUtilization(uuid, 100);
 
       const drift = await w.stack.preview({ refresh: true });
       expect(plan(drift)).toEqual({

@@ -29,6 +29,8 @@ export interface FleetWorld {
   setArgs(args: Props): Promise<void>;
   /** Runs an operation while the frozen clock moves, so the provider's waits end without sleeping. */
   advancing<T>(work: Promise<T>): Promise<T>;
+  /** Sets what every GPU of the instance reports to the idle policies, in percent. */
+  setUtilization(instanceUuid: string, percent: number): Promise<void>;
   /** The API calls the emulator logged since the last `clearLog`, as `METHOD /path`. */
   calls(): Promise<string[]>;
   clearLog(): Promise<void>;
@@ -42,7 +44,8 @@ export async function openFleet(
 ): Promise<FleetWorld> {
   assertBuilt();
   ensurePackageLink();
-  const emu = await startTestEmulator();
+  // Every GPU busy: an idle policy fires only where a test idles the instance, however far the clock moves.
+  const emu = await startTestEmulator({ utilization: { gpu: 100, fb: 100 } });
   const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: DEMO_KEY });
   const podUuid = (await pod(emu, "ComfyUI")).uuid;
   const gpu4090 = await gpuUuid(emu, "4090D");
@@ -72,6 +75,9 @@ export async function openFleet(
     gpu5090,
     setArgs: (next) => stack.setConfig(config(next)),
     advancing: (work) => advancing(emu, work),
+    async setUtilization(instanceUuid, percent) {
+      await emu.admin("PUT", `/instances/${instanceUuid}/utilization`, { gpu: percent, fb: percent });
+    },
     async calls() {
       const log = await emu.admin("GET", "/requests");
       return (log.body.requests as { method: string; path: string }[]).map((r) => `${r.method} ${r.path}`);
