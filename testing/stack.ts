@@ -274,16 +274,17 @@ export class Stack {
 
   /**
    * Runs the program and brings the cloud and the state to it; removes what the program no longer declares.
-   * With `refresh` (`pulumi up --refresh`), the state is refreshed first, so drift is repaired too.
+   * With `refresh` (`pulumi up --refresh`), the state is refreshed first, so drift is repaired too. With
+   * `skipPreview` (`pulumi up --skip-preview`), the policy packs judge the update alone, with no preview first.
    */
-  up(options: { refresh?: boolean } = {}): Promise<OperationResult> {
+  up(options: { refresh?: boolean; skipPreview?: boolean } = {}): Promise<OperationResult> {
     return this.operate(async () => {
       if (options.refresh) {
         const read = await this.readAll();
         this.save({ ...this.state, resources: read.resources });
         if (read.failures.length > 0) throw new OperationError("up", read.failures, read.steps);
       }
-      if (this.options.policyPacks?.length) await this.previewBeforeUp();
+      if (this.options.policyPacks?.length && !options.skipPreview) await this.previewBeforeUp();
       return this.deploy("up");
     });
   }
