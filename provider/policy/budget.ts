@@ -110,7 +110,7 @@ async function checkStackBudget(args: StackValidationArgs, report: ReportViolati
   const upTo = worst > 0 ? "up to " : "";
   const how = worst > 0 ? `; ${worst} of them priced at the most they may cost (each says why)` : "";
   report(
-    `The stack's ${priced.length} instances would cost ${upTo}${perHour(total)}, over maxHourlyCost ` +
+    `The stack's ${priced.length} running instances would cost ${upTo}${perHour(total)}, over maxHourlyCost ` +
       `${perHour(budget)}${how}. The most expensive:${mostExpensive(priced)}\n${FIX_BUDGET}`,
   );
 }

@@ -41,7 +41,7 @@ describe("gpucloud-stack-hourly-budget, the whole stack", () => {
     expect(violations).toEqual([
       {
         message:
-          "The stack's 7 instances would cost 44.04 CNY/h, over maxHourlyCost 30 CNY/h. The most expensive:\n" +
+          "The stack's 7 running instances would cost 44.04 CNY/h, over maxHourlyCost 30 CNY/h. The most expensive:\n" +
           "  big: 24.04 CNY/h (pod ComfyUI 0.2 + 5090 2.98 × 8)\n" +
           "  mid: 7.72 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 4)\n" +
           "  pair: 3.96 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 2)\n" +
@@ -99,7 +99,7 @@ describe("gpucloud-stack-hourly-budget, the whole stack", () => {
       const { violations, cannotRun } = await checkStack(stackHourlyBudget, fleet, { maxHourlyCost: 10 });
       expect(cannotRun).toBeUndefined();
       expect(violations[0].message).toContain(
-        "The stack's 2 instances would cost up to 17.32 CNY/h, over maxHourlyCost 10 CNY/h; 1 of them priced " +
+        "The stack's 2 running instances would cost up to 17.32 CNY/h, over maxHourlyCost 10 CNY/h; 1 of them priced " +
           "at the most they may cost (each says why). The most expensive:\n" +
           "  later: 15.24 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 8; worst case: gpuNums is not known until up: " +
           "priced at 8, the most the cloud takes)\n",

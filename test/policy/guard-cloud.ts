@@ -68,10 +68,10 @@ export function useGuardCloud(): GuardCloud {
           gpu_nums: 1,
         });
         await advance(running(), 60);
+        const before = new Set((await c.images.list()).image_list.map((i) => i.uuid));
         await c.instances.saveImage(made.instance_uuid);
         await advance(running(), 120);
-        const { image_list } = await c.images.list();
-        return image_list[0].uuid;
+        return (await c.images.list()).image_list.find((i) => !before.has(i.uuid))!.uuid;
       }),
   };
   beforeAll(async () => {

@@ -63,7 +63,7 @@ it(`checks a stack of ${COUNT} instances and their idle policies, and reports ho
   // 1,000 × 2.08 CNY/h is over the default budget, and 1,000 GPUs over the default stack cap; before the
   // update the budget lets the first 24 instances through (49.92 CNY/h) and stops the 976 after; all else holds.
   expect(reported.slice(0, 2)).toEqual([
-    "The stack's 1000 instances would cost 2080 CNY/h",
+    "The stack's 1000 running instances would cost 2080 CNY/h",
     "The stack's 1000 running instances would have 1000 GPUs together",
   ]);
   expect(reported.slice(2)).toEqual(
