@@ -14,7 +14,7 @@ import type {
 import Decimal from "decimal.js";
 import { CURRENCY } from "../datasources/pricing";
 import { messageOf } from "../framework/errors";
-import { costFromInputs, costFromOutputs, type Cost } from "./billing";
+import { costFromInputs, costFromOutputs } from "./billing";
 import { refusingUnknownConfig } from "./config";
 import { described, perHour, type InstancePrice } from "./prices";
 import { instanceFacts, instancesOf, kindOf } from "./resources";
@@ -75,7 +75,11 @@ const RUNNING_TOTAL = Symbol("the budget's running total");
 async function admitWithinBudget(args: ResourceValidationArgs, report: ReportViolation): Promise<void> {
   if (kindOf(args.type) !== "Instance" || isPreview()) return;
   const budget = budgetOf(args.getConfig<StackBudgetConfig>());
-  const cost = await costOrReport(costFromInputs(instanceFacts(args)), report, `before "${args.name}"`);
+  const cost = await orReported(
+    costFromInputs(instanceFacts(args)),
+    report,
+    `Could not check the hourly budget before "${args.name}"`,
+  );
   if (!cost) return;
   if ("problem" in cost) {
     return report(`${cost.problem} The hourly budget cannot be checked, so the update stops before it.`);
@@ -97,7 +101,11 @@ async function checkStackBudget(args: StackValidationArgs, report: ReportViolati
   const budget = budgetOf(args.getConfig<StackBudgetConfig>());
   const instances = instancesOf(args.resources);
   if (instances.length === 0) return;
-  const costs = await costOrReport(Promise.all(instances.map(costFromOutputs)), report, "");
+  const costs = await orReported(
+    Promise.all(instances.map(costFromOutputs)),
+    report,
+    "Could not check the hourly budget",
+  );
   if (!costs) return;
   const priced: InstancePrice[] = [];
   costs.forEach((cost, i) => {
@@ -123,16 +131,16 @@ function mostExpensive(prices: InstancePrice[]): string {
   return lines.join("");
 }
 
-/** `cost`, or undefined once a failure to read the cloud is reported. */
-async function costOrReport<T>(
-  cost: Promise<T>,
+/** What `pending` resolves to, or undefined once its failure (a cloud that cannot be read) is reported after `what`. */
+async function orReported<T>(
+  pending: Promise<T>,
   report: ReportViolation,
-  where: string,
+  what: string,
 ): Promise<T | undefined> {
   try {
-    return await cost;
+    return await pending;
   } catch (err) {
-    report(`Could not check the hourly budget${where ? ` ${where}` : ""}: ${messageOf(err)}`);
+    report(`${what}: ${messageOf(err)}`);
     return undefined;
   }
 }
@@ -166,12 +174,12 @@ async function checkInstancePrice(args: ResourceValidationArgs, report: ReportVi
   if (kindOf(args.type) !== "Instance") return;
   const config = args.getConfig<InstancePriceConfig>();
   const cap = new Decimal(config.maxInstanceHourlyPrice ?? INSTANCE_PRICE_DEFAULTS.maxInstanceHourlyPrice);
-  let cost: Cost;
-  try {
-    cost = await costFromInputs(instanceFacts(args));
-  } catch (err) {
-    return report(`Could not check the price of "${args.name}": ${messageOf(err)}`);
-  }
+  const cost = await orReported(
+    costFromInputs(instanceFacts(args)),
+    report,
+    `Could not check the price of "${args.name}"`,
+  );
+  if (!cost) return;
   if ("problem" in cost) return report(cost.problem);
   if (!cost.counts || !cost.price.amount.greaterThan(cap)) return;
   const upTo = cost.price.worstCase.length > 0 ? "up to " : "";
