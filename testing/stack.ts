@@ -155,12 +155,16 @@ export interface StackOptions {
   /**
    * Policy packs every preview and up runs, as `pulumi preview --policy-pack <path> --policy-pack-config
    * <config>` does: each pack is started for the operation through @pulumi/pulumi's run-policy-pack with
-   * the stack config in its environment, configured over Pulumi's Analyzer protocol, and shown each
-   * resource's inputs (before any change to it) and then the whole stack. Violations are in the result's
-   * `policyViolations`. A mandatory one fails a preview at its end, and an up before it changes anything:
-   * like the Pulumi CLI's `up`, an up with policy packs previews first and stops there on a mandatory
-   * violation; one found only in the update itself stops the update at that resource (or, for the stack
-   * as a whole, fails it after its changes). Remediations are not applied.
+   * the stack config and whether the run is a preview in its environment, configured over Pulumi's
+   * Analyzer protocol, and shown, as the engine shows them, each resource's checked inputs as the program
+   * registers it (unchanged resources too, before any step on it; violations under its URN), then, once
+   * every step succeeded, the whole stack. Violations are in the result's `policyViolations`. A mandatory
+   * one fails a preview at its end, and an up before it changes anything: like the Pulumi CLI's `up`
+   * (unless `skipPreview`), an up with policy packs previews first, in a pack process of its own, and stops
+   * there on a mandatory violation; one found only in the update itself stops the update at that resource,
+   * before its step, and nothing new starts (or, for the stack as a whole, fails it after its changes).
+   * Resources registered side by side are analysed side by side, where the engine may take them one at a
+   * time: a pack must hold either way. Remediations are not applied.
    */
   policyPacks?: PolicyPackOptions[];
   onEvent?: (event: EngineEvent) => void;
@@ -289,16 +293,17 @@ export class Stack {
 
   /**
    * Runs the program and brings the cloud and the state to it; removes what the program no longer declares.
-   * With `refresh` (`pulumi up --refresh`), the state is refreshed first, so drift is repaired too.
+   * With `refresh` (`pulumi up --refresh`), the state is refreshed first, so drift is repaired too. With
+   * `skipPreview` (`pulumi up --skip-preview`), the policy packs judge the update alone, with no preview first.
    */
-  up(options: { refresh?: boolean } = {}): Promise<OperationResult> {
+  up(options: { refresh?: boolean; skipPreview?: boolean } = {}): Promise<OperationResult> {
     return this.operate(async () => {
       if (options.refresh) {
         const read = await this.readAll();
         this.save({ ...this.state, resources: read.resources });
         if (read.failures.length > 0) throw new OperationError("up", read.failures, read.steps);
       }
-      if (this.options.policyPacks?.length) await this.previewBeforeUp();
+      if (this.options.policyPacks?.length && !options.skipPreview) await this.previewBeforeUp();
       return this.deploy("up");
     });
   }
