@@ -332,7 +332,7 @@ export class InstancesStore {
       );
     }
     const image = this.images.startSave(owner, {
-      title: `${instance.title || instance.image_name}-${this.now()}`,
+      name: instance.title || instance.image_name,
       pod_uuid: instance.pod_uuid,
       pod_tag: instance.pod_tag,
       instance_uuid: instance.instance_uuid,

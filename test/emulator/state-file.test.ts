@@ -254,6 +254,98 @@ describe("one emulator per state file", () => {
   });
 });
 
+describe("an image saved from an instance with a 50-character title", () => {
+  // 50 characters (code points, as the API counts them): a flag, a space, 33 letters, a family emoji of
+  // 7 code points (4 people joined by 3 zero-width joiners) and "-runner". An image title keeps 39 of
+  // them before "-<10 digits>": the cut falls inside the family, which must go whole.
+  const FAMILY = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}";
+  const LETTERS = "a".repeat(33);
+  const TITLE = `\u{1F1EF}\u{1F1F5} ${LETTERS}${FAMILY}-runner`;
+  const START = 1_800_000_000;
+
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "gpucloud-image-title-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function saveImage(t: TestEmulator): Promise<string> {
+    const uuid = (await createInstance(t)).instance_uuid;
+    await t.advance(60);
+    const titled = await t.api("POST", "/instance/update_title", {
+      body: { instance_uuid: uuid, title: TITLE },
+    });
+    expect(titled.body.code).toBe(0);
+    expect((await t.api("POST", "/instance/save_image", { body: { instance_uuid: uuid } })).body.code).toBe(
+      0,
+    );
+    return (await t.api("GET", "/image/private/list")).body.data.image_list[0].title;
+  }
+
+  it("is titled within 50 characters, cut between graphemes before the time", async () => {
+    expect(Array.from(TITLE)).toHaveLength(50);
+    const t = await startTestEmulator({ startTime: START });
+    try {
+      const title = await saveImage(t);
+      expect(title).toBe(`\u{1F1EF}\u{1F1F5} ${LETTERS}-${START + 60}`);
+      expect(Array.from(title).length).toBeLessThanOrEqual(50);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("survives a restart on its state file", async () => {
+    const file = join(dir, "state.json");
+    const first = await startTestEmulator({ stateFile: file, startTime: START });
+    const title = await saveImage(first);
+    await first.close();
+    const again = await startTestEmulator({ stateFile: file });
+    try {
+      expect((await again.api("GET", "/image/private/list")).body.data.image_list[0].title).toBe(title);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("survives a snapshot's export and import", async () => {
+    const t = await startTestEmulator({ startTime: START });
+    try {
+      const title = await saveImage(t);
+      const exported = (await t.admin("GET", "/snapshot")).body;
+      await t.admin("POST", "/reset");
+      const imported = await t.admin("PUT", "/snapshot", exported);
+      expect([imported.status, imported.body]).toEqual([200, { imported: true, now: START + 60 }]);
+      expect((await t.api("GET", "/image/private/list")).body.data.image_list[0].title).toBe(title);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("is cut on load when an earlier emulator saved it whole, so its state file starts again", async () => {
+    const file = join(dir, "state.json");
+    const first = await startTestEmulator({ stateFile: file, startTime: START });
+    await saveImage(first);
+    await first.close();
+    const state = JSON.parse(readFileSync(file, "utf8"));
+    state.rooms.images[0].title = `${TITLE}-${START + 60}`;
+    writeFileSync(file, JSON.stringify(state));
+    const again = await startTestEmulator({ stateFile: file });
+    try {
+      expect((await again.api("GET", "/image/private/list")).body.data.image_list[0].title).toBe(
+        `\u{1F1EF}\u{1F1F5} ${LETTERS}-${START + 60}`,
+      );
+    } finally {
+      await again.close();
+    }
+    // Any other title over the limit is still refused by name: no emulator made it.
+    state.rooms.images[0].title = "x".repeat(51);
+    writeFileSync(file, JSON.stringify(state));
+    await expect(startTestEmulator({ stateFile: file })).rejects.toThrow(
+      "rooms.images[0].title: must be at most 50 characters",
+    );
+  });
+});
+
 describe("the state file and symbolic links", () => {
   let dir: string;
   let file: string;
