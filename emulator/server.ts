@@ -87,6 +87,7 @@ export class Emulator implements EmulatorControls {
   readonly stateFile?: StateFile;
   private readonly apiRoutes: RegExp[] = [];
   private latency?: LatencyTable;
+  private opening?: Promise<void>;
   private ticker?: NodeJS.Timeout;
   private tickSave?: NodeJS.Timeout;
   private publicUrl: string;
@@ -144,15 +145,23 @@ export class Emulator implements EmulatorControls {
     this.instances = instances.store;
     this.gateway = new ServicesGateway(this.instances, options.host ?? "127.0.0.1");
 
-    if (options.stateFile === undefined) {
-      this.seed();
-      this.refuseApiKeyAsAdminKey();
-    } else {
+    this.seed();
+    this.refuseApiKeyAsAdminKey();
+    if (options.stateFile !== undefined) {
       this.stateFile = new StateFile(options.stateFile, () => serializeState(this.holders()));
-      this.startFrom(this.stateFile);
     }
     this.warnOfExposure();
     this.app = this.buildApp();
+  }
+
+  /**
+   * Takes the state file, if there is one, and starts from what it holds (once; `listen` does it first).
+   * A file another emulator holds, or that cannot be read or does not fit, is refused naming it, and
+   * left as it is.
+   */
+  open(): Promise<void> {
+    this.opening ??= this.stateFile === undefined ? Promise.resolve() : this.startFrom(this.stateFile);
+    return this.opening;
   }
 
   /** Moves simulated time forward, running every transition due on the way; resolves once saved. */
@@ -190,6 +199,7 @@ export class Emulator implements EmulatorControls {
 
   async listen(): Promise<{ url: string; port: number }> {
     const host = this.options.host ?? "127.0.0.1";
+    await this.open();
     await this.app.ready();
     this.latency = LatencyTable.from(this.options.latency, (path) =>
       this.apiRoutes.some((route) => route.test(path)),
@@ -212,7 +222,7 @@ export class Emulator implements EmulatorControls {
     await this.gateway.close();
     await this.app.close();
     try {
-      await this.stateFile?.save();
+      if (this.stateFile?.held) await this.stateFile.save();
     } finally {
       this.stateFile?.release();
     }
@@ -237,9 +247,9 @@ export class Emulator implements EmulatorControls {
    * or does not fit is refused and left as it is, and so is the lock. Keys given now are accepted besides
    * the saved ones (--help says so).
    */
-  private startFrom(file: StateFile): void {
+  private async startFrom(file: StateFile): Promise<void> {
     try {
-      this.notices.push(...file.claim());
+      this.notices.push(...(await file.claim()));
       this.restoreFrom(file);
       this.refuseApiKeyAsAdminKey();
       file.saveNow();

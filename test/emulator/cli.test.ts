@@ -297,14 +297,45 @@ describe("gpucloud-emulator --state", () => {
 
     const third = await start(["--state", file]);
     try {
-      await third.printed(`took over ${file}.lock from pid ${first.child.pid}`);
-      expect(third.stderr()).toMatch(
-        /^gpucloud-emulator: took over .*, which no longer runs on this host\n$/,
+      await third.printed(`took over ${file}.lock`);
+      expect(third.stderr()).toBe(
+        `gpucloud-emulator: took over ${file}.lock, left by an emulator that no longer runs\n`,
       );
     } finally {
       await third.stop();
     }
     expect(readdirSync(dir).filter((name) => name.startsWith("shared.json"))).toEqual(["shared.json"]);
+  });
+
+  it("lets exactly one of two emulators started at once have a state file, fresh or after its holder's SIGKILL", async () => {
+    const file = join(dir, "raced.json");
+    for (const round of ["fresh", "after a SIGKILL"]) {
+      const racers = [
+        runCli(out, ["--port", "0", "--state", file]),
+        runCli(out, ["--port", "0", "--state", file]),
+      ];
+      const outcomes = await Promise.all(
+        racers.map(async (child) => {
+          let stderr = "";
+          child.stderr!.on("data", (chunk) => (stderr += chunk));
+          const exited = exitCode(child);
+          const started = await firstLine(child).then(
+            () => true,
+            () => false,
+          );
+          return { child, started, exited, stderr: () => stderr };
+        }),
+      );
+      const winners = outcomes.filter((o) => o.started);
+      expect([round, winners.length]).toEqual([round, 1]);
+      const loser = outcomes.find((o) => !o.started)!;
+      expect(await loser.exited).toBe(2);
+      expect(loser.stderr()).toContain(
+        `state file ${file} is in use by the emulator with pid ${winners[0].child.pid} on `,
+      );
+      winners[0].child.kill("SIGKILL");
+      await winners[0].exited;
+    }
   });
 
   it("accepts --api-key keys besides the saved ones and opens new users with --balance, saying so", async () => {
