@@ -28,6 +28,9 @@ import { InstancesRoom } from "./instances/routes";
 import type { InstancesStore } from "./instances/store";
 import { ModelRunsRoom } from "./model-runs/routes";
 import { ServicesGateway, SERVICES_BASE } from "./services/gateway";
+import { StockRoom } from "./stock/routes";
+import { resolveGpuStock } from "./stock/setting";
+import { StockStore } from "./stock/store";
 import { WorkflowsRoom } from "./workflows/routes";
 import type { EmulatorOptions } from "./emulator-options";
 
@@ -75,6 +78,7 @@ export class Emulator implements EmulatorControls {
   readonly log = new RequestLog();
   readonly rooms: Room[];
   readonly instances: InstancesStore;
+  readonly stock: StockStore;
   readonly gateway: ServicesGateway;
   readonly limiter: RateLimiter;
   /** Which requests are served: the Host allow-list, the origin check and the admin key. */
@@ -122,9 +126,14 @@ export class Emulator implements EmulatorControls {
     const durations = resolveDurations(options.durations);
     const catalogue = new CatalogueRoom(new CatalogueStore(this.seedData.catalogue));
     const images = new ImagesRoom(ctx, durations.save_image);
+    // The stock counts the cards instances hold; the instances ask the stock before they take any.
+    const cardsInUse = (): ReadonlyMap<string, number> => instances.store.cardsInUse();
+    const gpuStock = resolveGpuStock(options.gpuStock, catalogue.store);
+    const stock = new StockRoom(new StockStore(catalogue.store, gpuStock, cardsInUse));
     const instances = new InstancesRoom(ctx, {
       catalogue: catalogue.store,
       images: images.store,
+      stock: stock.store,
       durations,
       startingUtilization: options.utilization ?? { gpu: 0, fb: 0 },
       addresses: {
@@ -137,12 +146,14 @@ export class Emulator implements EmulatorControls {
       catalogue,
       images,
       instances,
+      stock,
       new AccountRoom(ctx),
       assets,
       new WorkflowsRoom(ctx, assets.store, this.seedData.workflows),
       new ModelRunsRoom(ctx, assets.store, this.seedData.videoModels),
     ];
     this.instances = instances.store;
+    this.stock = stock.store;
     this.gateway = new ServicesGateway(this.instances, options.host ?? "127.0.0.1");
 
     this.seed();
@@ -271,6 +282,8 @@ export class Emulator implements EmulatorControls {
           throw new StateFileError(file.path, `is refused: ${problem.message}`);
         throw problem;
       }
+      // --gpu-stock sets those models' free cards now; the others keep their saved stock.
+      this.stock.applySeeded();
       const given = this.keySpecs();
       if (given !== undefined) this.mergeKeys(given);
       const savedUsers = this.wallet.users().length;

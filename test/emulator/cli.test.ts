@@ -124,6 +124,40 @@ describe("gpucloud-emulator CLI", () => {
     expect(await exited).toBe(0);
   });
 
+  it("starts with --gpu-stock's free cards and refusal probabilities, and refuses a create beyond them", async () => {
+    const child = runCli(out, ["--port", "0", "--gpu-stock", "4090D=1,5090=~0.25,4080=2~0.5"]);
+    const url = (await firstLine(child)).replace("gpucloud emulator listening on ", "");
+    try {
+      const { gpus } = (await (await fetch(`${url}/_emulator/gpus`)).json()) as {
+        gpus: { gpu_name: string; gpu_uuid: string; free: number | null; refuse_probability: number }[];
+      };
+      const stock = Object.fromEntries(gpus.map((g) => [g.gpu_name, [g.free, g.refuse_probability]]));
+      expect(stock).toEqual({ "4080": [2, 0.5], "4090D": [1, 0], "5090": [null, 0.25], "3090": [null, 0] });
+      const pods = (await (await fetch(`${url}/api/open/v2/pod/list`)).json()) as {
+        data: { pod_list: { uuid: string }[] };
+      };
+      const create = () =>
+        fetch(`${url}/api/open/v2/instance/create_by_pod`, {
+          method: "POST",
+          headers: { authorization: "Bearer demo-key", "content-type": "application/json" },
+          body: JSON.stringify({
+            pod_uuid: pods.data.pod_list[0].uuid,
+            gpu_uuid: gpus.find((g) => g.gpu_name === "4090D")!.gpu_uuid,
+            gpu_nums: 1,
+          }),
+        }).then((answer) => answer.json());
+      expect(await create()).toMatchObject({ code: 0 });
+      expect(await create()).toEqual({
+        code: 1,
+        msg: "no free 4090D cards: 1 asked, 0 free; try another GPU model, fewer cards or later",
+      });
+    } finally {
+      const exited = exitCode(child);
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
   it("prints help with every option", async () => {
     const child = runCli(out, ["--help"]);
     let text = "";
@@ -146,6 +180,7 @@ describe("gpucloud-emulator CLI", () => {
       "--request-timeout",
       "--max-connections",
       "--error-status",
+      "--gpu-stock",
       "--help",
     ]) {
       expect(text).toContain(option);
@@ -185,6 +220,19 @@ describe("gpucloud-emulator CLI", () => {
     ],
     [["--allowed-host", "http://x.example/"], "--allowed-host: [0]: must be a host name"],
     [["--seed", "/nonexistent/seed.json"], "seed file /nonexistent/seed.json cannot be read (ENOENT)"],
+    [
+      ["--gpu-stock", "4090D=x"],
+      "--gpu-stock: '4090D=x' is not MODEL=CARDS, MODEL=~PROBABILITY or MODEL=CARDS~PROBABILITY",
+    ],
+    [["--gpu-stock", "4090D="], "--gpu-stock: '4090D=' is not MODEL=CARDS"],
+    [["--gpu-stock", "=3"], "--gpu-stock: '=3' is not MODEL=CARDS"],
+    [["--gpu-stock", "4090D=1,4090D=2"], "--gpu-stock: 4090D is given twice"],
+    [
+      ["--gpu-stock", "4090X=1"],
+      "--gpu-stock: 4090X is no GPU model of the catalogue (4080, 4090D, 5090, 3090)",
+    ],
+    [["--gpu-stock", "5090=~1.5"], "--gpu-stock: 5090.refuse_probability: must be at most 1"],
+    [["--gpu-stock", "__proto__=1"], "--gpu-stock: __proto__ is no GPU model of the catalogue"],
   ])("refuses %j with one line naming the option, exit code 2 and no banner", async (args, message) => {
     const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", ...args]);
     expect(code).toBe(2);
