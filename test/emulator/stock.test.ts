@@ -47,6 +47,20 @@ async function post(path: string, body: Json): Promise<Answer<Envelope>> {
   return t.api("POST", path, { body });
 }
 
+/** Shuts a running instance down and moves the clock until it is stopped (22). */
+async function stop(uuid: string): Promise<void> {
+  expect((await post("/instance/shutdown", { instance_uuid: uuid })).body.code).toBe(0);
+  await t.advance(10);
+}
+
+/** An instance created, run and stopped: it holds no cards. */
+async function stoppedInstance(): Promise<string> {
+  const uuid = (await createInstance(t)).instance_uuid;
+  await t.advance(60);
+  await stop(uuid);
+  return uuid;
+}
+
 async function statusOf(uuid: string): Promise<number> {
   return (await instanceInfo(t, uuid)).body.data.status;
 }
@@ -156,10 +170,7 @@ describe("a create or start beyond the free cards", () => {
 
   it("refuses a start needing cards another instance took meanwhile: status, cards and balance unchanged", async () => {
     await setStock("4090D", { free: 1 });
-    const first = (await createInstance(t)).instance_uuid;
-    await t.advance(60);
-    await post("/instance/shutdown", { instance_uuid: first });
-    await t.advance(10);
+    const first = await stoppedInstance();
     expect((await create("4090D")).body.code).toBe(0);
     const before = await account();
     expect((await post("/instance/startup", { instance_uuid: first })).body).toEqual(refusal("4090D", 1, 0));
@@ -170,10 +181,7 @@ describe("a create or start beyond the free cards", () => {
   it("takes the override's model and cards on a start with gpu_uuid and gpu_nums, and shows the new model", async () => {
     await setStock("4090D", { free: 1 });
     await setStock("5090", { free: 2 });
-    const moved = (await createInstance(t)).instance_uuid;
-    await t.advance(60);
-    await post("/instance/shutdown", { instance_uuid: moved });
-    await t.advance(10);
+    const moved = await stoppedInstance();
     expect((await create("4090D")).body.code).toBe(0);
     const too_many = await post("/instance/startup", {
       instance_uuid: moved,
@@ -215,8 +223,7 @@ describe("which instances hold cards", () => {
     expect(await statusOf(uuid)).toBe(27);
     expect(await stockOf("4090D")).toMatchObject({ free: 0, in_use: 1 });
     await t.advance(20);
-    await post("/instance/shutdown", { instance_uuid: uuid });
-    await t.advance(10);
+    await stop(uuid);
     expect((await post("/instance/startup", { instance_uuid: uuid })).body.code).toBe(0);
     expect(await stockOf("4090D")).toMatchObject({ free: 0, in_use: 1 });
   });
@@ -271,23 +278,18 @@ describe("a stock below the cards in use", () => {
     expect((await setStock("4090D", { free: 0 })).body).toMatchObject({ free: 0, in_use: 3 });
     for (const uuid of uuids) expect(await statusOf(uuid)).toBe(2);
     expect((await create("4090D")).body).toEqual(refusal("4090D", 1, 0));
-    await post("/instance/shutdown", { instance_uuid: uuids[0] });
-    await t.advance(10);
+    await stop(uuids[0]);
     expect(await stockOf("4090D")).toMatchObject({ free: 1, in_use: 2 });
   });
 
   it("shows free 0 when an instance forced to run holds more cards than the stock has", async () => {
     await setStock("4090D", { free: 1 });
-    const stopped = (await createInstance(t)).instance_uuid;
-    await t.advance(60);
-    await post("/instance/shutdown", { instance_uuid: stopped });
-    await t.advance(10);
+    const stopped = await stoppedInstance();
     expect((await create("4090D")).body.code).toBe(0);
     await t.admin("POST", `/instances/${stopped}/force`, { status: 2 });
     expect(await stockOf("4090D")).toMatchObject({ free: 0, in_use: 2 });
     // One stop frees a card, but the stock of one is still in use by the other: nothing is free yet.
-    await post("/instance/shutdown", { instance_uuid: stopped });
-    await t.advance(10);
+    await stop(stopped);
     expect(await stockOf("4090D")).toMatchObject({ free: 0, in_use: 1 });
   });
 });
