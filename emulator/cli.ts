@@ -5,7 +5,7 @@ import { errorStatusMode } from "./core/envelope";
 import { OptionError } from "./core/options";
 import { terminalText } from "./core/terminal-text";
 import { startEmulator } from "./index";
-import type { EmulatorOptions } from "./server";
+import type { EmulatorOptions, GpuStock } from "./emulator-options";
 
 const HELP = `Usage: gpucloud-emulator [options]
 
@@ -45,6 +45,10 @@ Options:
   --error-status MODE    envelope (default): business failures answer HTTP 200 with the envelope's
                          code, as the live service does; http: they answer 400/404 with the same
                          body. The key (401), rate limits (429) and 5xx keep their status in both
+  --gpu-stock LIST       free GPU cards per model (gpu_name or gpu_uuid; others unlimited), e.g.
+                         4090D=8,5090=0: a create or start needing more is refused (code 1).
+                         MODEL=~P refuses one of that model with probability P although cards are
+                         free, MODEL=N~P both. With a saved --state, sets those models' free cards now
   --help                 show this help
 `;
 
@@ -68,6 +72,7 @@ const FLAGS: Record<string, string> = {
   requestTimeoutMs: "--request-timeout",
   maxConnections: "--max-connections",
   errorStatus: "--error-status",
+  gpuStock: "--gpu-stock",
 };
 
 function refuse(flag: string, rule: string): never {
@@ -115,6 +120,28 @@ function utilization(value: string | undefined): EmulatorOptions["utilization"] 
   return { gpu, fb: parts.length === 2 ? (number("--utilization", parts[1]) as number) : gpu };
 }
 
+/** `MODEL=N`, `MODEL=~P` or `MODEL=N~P`, comma-separated: free cards, a refusal probability, or both. */
+function gpuStock(value: string | undefined): EmulatorOptions["gpuStock"] {
+  if (value === undefined) return undefined;
+  // A Map, then own properties: a MODEL such as __proto__ must be refused by name, not swallowed.
+  const parsed = new Map<string, GpuStock>();
+  for (const item of value.split(",")) {
+    const at = item.lastIndexOf("=");
+    const name = item.slice(0, at).trim();
+    const spec = /^(\d+)?(?:~(\d*\.?\d+))?$/.exec(item.slice(at + 1).trim());
+    if (at <= 0 || spec === null || (spec[1] === undefined && spec[2] === undefined)) {
+      refuse(
+        "--gpu-stock",
+        `'${item}' is not MODEL=CARDS, MODEL=~PROBABILITY or MODEL=CARDS~PROBABILITY (e.g. 4090D=8,5090=~0.3)`,
+      );
+    }
+    if (parsed.has(name)) refuse("--gpu-stock", `${name} is given twice`);
+    const free = spec[1] === undefined ? null : Number(spec[1]);
+    parsed.set(name, spec[2] === undefined ? free : { free, refuse_probability: Number(spec[2]) });
+  }
+  return Object.fromEntries(parsed);
+}
+
 function optionsFrom(argv: string[]): EmulatorOptions | "help" {
   const { values } = parseArgs({
     args: argv,
@@ -135,6 +162,7 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
       "request-timeout": { type: "string" },
       "max-connections": { type: "string" },
       "error-status": { type: "string" },
+      "gpu-stock": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -163,6 +191,7 @@ function optionsFrom(argv: string[]): EmulatorOptions | "help" {
       values["error-status"] === undefined
         ? undefined
         : errorStatusMode(values["error-status"], "--error-status"),
+    gpuStock: gpuStock(values["gpu-stock"]),
   };
 }
 

@@ -60,4 +60,16 @@ export interface EmulatorOptions {
   maxConnections?: number;
   /** `envelope` (default) answers business failures with HTTP 200 and the envelope code; `http` with 4xx. */
   errorStatus?: ErrorStatusMode;
+  /**
+   * Free GPU cards per model, by gpu_name or gpu_uuid (`--gpu-stock`): `{ "4090D": 8, "5090": 0 }`; a
+   * model left out has unlimited cards, as every model has by default. A create or start needing more
+   * cards than are free is refused (code 1). The object form adds `refuse_probability`: a create or start
+   * of that model is refused with that probability although cards are free (`free: null` for unlimited
+   * cards otherwise), repeatable from run to run under `seed`. With a saved state, the models named here
+   * get these free cards now; the others keep their saved stock.
+   */
+  gpuStock?: Record<string, GpuStock>;
 }
+
+/** One model's stock in the `gpuStock` option: its free cards (null for unlimited), or a whole setting. */
+export type GpuStock = number | null | { free: number | null; refuse_probability?: number; seed?: number };

@@ -1,7 +1,7 @@
 import type { EmulatorOptions } from "./emulator-options";
 import { Emulator } from "./server";
 
-export type { EmulatorOptions, ErrorStatusMode } from "./emulator-options";
+export type { EmulatorOptions, ErrorStatusMode, GpuStock } from "./emulator-options";
 export { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./core/durations";
 export { seededRandom } from "./core/random";
 

@@ -28,6 +28,9 @@ import { InstancesRoom } from "./instances/routes";
 import type { InstancesStore } from "./instances/store";
 import { ModelRunsRoom } from "./model-runs/routes";
 import { ServicesGateway, SERVICES_BASE } from "./services/gateway";
+import { StockRoom } from "./stock/routes";
+import { resolveGpuStock } from "./stock/setting";
+import { StockStore } from "./stock/store";
 import { WorkflowsRoom } from "./workflows/routes";
 import type { EmulatorOptions } from "./emulator-options";
 
@@ -75,6 +78,7 @@ export class Emulator implements EmulatorControls {
   readonly log = new RequestLog();
   readonly rooms: Room[];
   readonly instances: InstancesStore;
+  readonly stock: StockStore;
   readonly gateway: ServicesGateway;
   readonly limiter: RateLimiter;
   /** Which requests are served: the Host allow-list, the origin check and the admin key. */
@@ -87,6 +91,7 @@ export class Emulator implements EmulatorControls {
   readonly stateFile?: StateFile;
   private readonly apiRoutes: RegExp[] = [];
   private latency?: LatencyTable;
+  private opening?: Promise<void>;
   private ticker?: NodeJS.Timeout;
   private tickSave?: NodeJS.Timeout;
   private publicUrl: string;
@@ -121,9 +126,14 @@ export class Emulator implements EmulatorControls {
     const durations = resolveDurations(options.durations);
     const catalogue = new CatalogueRoom(new CatalogueStore(this.seedData.catalogue));
     const images = new ImagesRoom(ctx, durations.save_image);
+    // The stock counts the cards instances hold; the instances ask the stock before they take any.
+    const cardsInUse = (): ReadonlyMap<string, number> => instances.store.cardsInUse();
+    const gpuStock = resolveGpuStock(options.gpuStock, catalogue.store);
+    const stock = new StockRoom(new StockStore(catalogue.store, gpuStock, cardsInUse));
     const instances = new InstancesRoom(ctx, {
       catalogue: catalogue.store,
       images: images.store,
+      stock: stock.store,
       durations,
       startingUtilization: options.utilization ?? { gpu: 0, fb: 0 },
       addresses: {
@@ -136,23 +146,33 @@ export class Emulator implements EmulatorControls {
       catalogue,
       images,
       instances,
+      stock,
       new AccountRoom(ctx),
       assets,
       new WorkflowsRoom(ctx, assets.store, this.seedData.workflows),
       new ModelRunsRoom(ctx, assets.store, this.seedData.videoModels),
     ];
     this.instances = instances.store;
+    this.stock = stock.store;
     this.gateway = new ServicesGateway(this.instances, options.host ?? "127.0.0.1");
 
-    if (options.stateFile === undefined) {
-      this.seed();
-      this.refuseApiKeyAsAdminKey();
-    } else {
+    this.seed();
+    this.refuseApiKeyAsAdminKey();
+    if (options.stateFile !== undefined) {
       this.stateFile = new StateFile(options.stateFile, () => serializeState(this.holders()));
-      this.startFrom(this.stateFile);
     }
     this.warnOfExposure();
     this.app = this.buildApp();
+  }
+
+  /**
+   * Takes the state file, if there is one, and starts from what it holds (once; `listen` does it first).
+   * A file another emulator holds, or that cannot be read or does not fit, is refused naming it, and
+   * left as it is.
+   */
+  open(): Promise<void> {
+    this.opening ??= this.stateFile === undefined ? Promise.resolve() : this.startFrom(this.stateFile);
+    return this.opening;
   }
 
   /** Moves simulated time forward, running every transition due on the way; resolves once saved. */
@@ -190,6 +210,7 @@ export class Emulator implements EmulatorControls {
 
   async listen(): Promise<{ url: string; port: number }> {
     const host = this.options.host ?? "127.0.0.1";
+    await this.open();
     await this.app.ready();
     this.latency = LatencyTable.from(this.options.latency, (path) =>
       this.apiRoutes.some((route) => route.test(path)),
@@ -212,7 +233,7 @@ export class Emulator implements EmulatorControls {
     await this.gateway.close();
     await this.app.close();
     try {
-      await this.stateFile?.save();
+      if (this.stateFile?.held) await this.stateFile.save();
     } finally {
       this.stateFile?.release();
     }
@@ -237,9 +258,9 @@ export class Emulator implements EmulatorControls {
    * or does not fit is refused and left as it is, and so is the lock. Keys given now are accepted besides
    * the saved ones (--help says so).
    */
-  private startFrom(file: StateFile): void {
+  private async startFrom(file: StateFile): Promise<void> {
     try {
-      this.notices.push(...file.claim());
+      this.notices.push(...(await file.claim()));
       this.restoreFrom(file);
       this.refuseApiKeyAsAdminKey();
       file.saveNow();
@@ -261,6 +282,8 @@ export class Emulator implements EmulatorControls {
           throw new StateFileError(file.path, `is refused: ${problem.message}`);
         throw problem;
       }
+      // --gpu-stock sets those models' free cards now; the others keep their saved stock.
+      this.stock.applySeeded();
       const given = this.keySpecs();
       if (given !== undefined) this.mergeKeys(given);
       const savedUsers = this.wallet.users().length;

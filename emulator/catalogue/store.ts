@@ -35,6 +35,26 @@ export class CatalogueStore {
     return this.catalogue.gpus.find((g) => g.gpu_uuid === gpuUuid);
   }
 
+  /**
+   * The model a person means by `uuidOrName` (a gpu_uuid, or a gpu_name when no uuid matches), or why
+   * none: the catalogue has no such model, or several share that name.
+   */
+  gpuCalled(uuidOrName: string): { gpu: GpuModel } | { problem: string; missing: boolean } {
+    const byUuid = this.gpu(uuidOrName);
+    if (byUuid !== undefined) return { gpu: byUuid };
+    const named = this.catalogue.gpus.filter((gpu) => gpu.gpu_name === uuidOrName);
+    if (named.length === 1) return { gpu: named[0] };
+    if (named.length > 1) {
+      const uuids = named.map((gpu) => gpu.gpu_uuid).join(", ");
+      return {
+        problem: `${uuidOrName} names ${named.length} GPU models (${uuids}); give its gpu_uuid`,
+        missing: false,
+      };
+    }
+    const names = this.catalogue.gpus.map((gpu) => gpu.gpu_name).join(", ");
+    return { problem: `${uuidOrName} is no GPU model of the catalogue (${names})`, missing: true };
+  }
+
   /** A GPU model usable for an instance; refuses unknown and invalid (status 0) models. */
   usableGpu(gpuUuid: string): GpuModel {
     const gpu = this.gpu(gpuUuid);

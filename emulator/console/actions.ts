@@ -2,6 +2,7 @@ import { z } from "zod";
 import { faultSchema } from "../core/faults";
 import { parseBody } from "../core/validation";
 import { idleCloseBody, updateTitleBody, utilizationBody } from "../instances/routes";
+import { stockSettingSchema } from "../stock/setting";
 import type { ConsoleModel, InstanceRow } from "./model";
 
 /** A submitted form: every field is text, absent when the form did not send it. */
@@ -24,6 +25,7 @@ const instanceForm = z.object({
   user: z.string().min(1, { message: "is required" }),
   instance_uuid: z.string().min(1, { message: "is required" }),
 });
+const gpuForm = z.object({ gpu_uuid: z.string().min(1, { message: "is required" }) });
 const clearFaultForm = z.object({
   index: z.number().int().min(0),
   path: z.string(),
@@ -99,6 +101,20 @@ export const CONSOLE_ACTIONS: Record<string, ConsoleAction> = {
       });
       model.setUtilization(user, instance_uuid, value);
       return `Every GPU of ${nameOf(model.instance(user, instance_uuid))} now reports ${value.gpu} % and memory ${value.fb} %.`;
+    },
+  },
+  "gpu-stock": {
+    does: "set the GPU stock",
+    run(model, form) {
+      const gpuUuid = parseBody(gpuForm, form).gpu_uuid;
+      const free = form.free?.trim() ?? "";
+      const setting = parseBody(stockSettingSchema, {
+        free: free === "" ? null : Number(free),
+        refuse_probability: numberField(form, "refuse_probability"),
+      });
+      const stock = model.setStock(gpuUuid, setting);
+      const cards = stock.free === null ? "unlimited cards" : `${stock.free} free cards`;
+      return `${stock.gpu_name} has ${cards} now, ${stock.in_use} in use.`;
     },
   },
   advance: {

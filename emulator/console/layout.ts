@@ -8,6 +8,7 @@ export const consolePaths = {
   instance: (user: string, uuid: string) =>
     `/console/users/${encodeURIComponent(user)}/instances/${encodeURIComponent(uuid)}`,
   faults: "/console/faults",
+  gpus: "/console/gpus",
   action: (name: string) => `/console/actions/${name}`,
   signIn: "/console/sign-in",
   script: "/console/assets/console.js",
@@ -37,7 +38,7 @@ export interface View {
 
 export interface Page {
   title: string;
-  /** Which navigation entry is this page: "instances", "faults" or a user. */
+  /** Which navigation entry is this page: "instances", "gpus", "faults" or a user. */
   section: string;
   body: Html;
 }
@@ -98,7 +99,7 @@ function navigation(page: Page, view: View): Html {
     </li>`;
   return html`<nav aria-label="Console pages">
     <ul>
-      ${entry(consolePaths.home, "instances", "Instances")}
+      ${entry(consolePaths.home, "instances", "Instances")} ${entry(consolePaths.gpus, "gpus", "GPU stock")}
       ${view.users.map((user) => entry(consolePaths.account(user), user, html`Account <b>${user}</b>`))}
       ${entry(consolePaths.faults, "faults", "Faults and requests")}
     </ul>

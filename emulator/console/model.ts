@@ -14,6 +14,8 @@ import type { IdlePolicy, InstanceView, Utilization } from "../instances/store";
 import { ModelRunsRoom } from "../model-runs/routes";
 import type { ModelRunStore } from "../model-runs/store";
 import type { EmulatorControls } from "../core/controls";
+import { StockRoom } from "../stock/routes";
+import type { StockSetting, StockView } from "../stock/store";
 import { statusName } from "./format";
 import { WorkflowsRoom } from "../workflows/routes";
 import type { WorkflowStore } from "../workflows/store";
@@ -194,6 +196,15 @@ export class ConsoleModel {
     this.emulator.reset();
   }
 
+  stock(): StockView[] {
+    return this.gpuStock.list();
+  }
+
+  /** Sets a model's stock by hand, as the admin API does: the cards instances hold stay theirs. */
+  setStock(gpuUuid: string, setting: StockSetting): StockView {
+    return this.gpuStock.set(gpuUuid, setting);
+  }
+
   private row(view: InstanceView): InstanceRow {
     const { owner, hourly_price, utilization, next } = this.instances.adminView(view.instance_uuid);
     return {
@@ -238,6 +249,10 @@ export class ConsoleModel {
 
   private get instances() {
     return roomOf(this.emulator.rooms, InstancesRoom).store;
+  }
+
+  private get gpuStock() {
+    return roomOf(this.emulator.rooms, StockRoom).store;
   }
 
   private get images() {

@@ -18,6 +18,7 @@ import {
 import { ConsoleModel } from "./model";
 import { accountPage, faultsPage, instancePage, instancesPage } from "./pages";
 import { CONSOLE_SCRIPT } from "./script";
+import { stockPage } from "./stock-page";
 import { registerSignIn, sendConsoleRefusal } from "./sign-in";
 import { CONSOLE_STYLES } from "./styles";
 
@@ -102,6 +103,10 @@ function consoleRoutes(scope: FastifyInstance, model: ConsoleModel, apiPaths: Se
       return answerPage(request, reply, instancePage(view, instance), view);
     },
   );
+  scope.get("/console/gpus", async (request, reply) => {
+    const view = viewOf(request, model);
+    return answerPage(request, reply, stockPage(view, model.stock()), view);
+  });
   scope.get("/console/faults", async (request, reply) => {
     const view = viewOf(request, model);
     const page = faultsPage(view, model.faults(), model.requests(), [...apiPaths].sort());
@@ -181,7 +186,10 @@ function pageToReturnTo(path: string | undefined): string {
     return consolePaths.home;
   }
   const isPage =
-    path === consolePaths.home || path === consolePaths.faults || path.startsWith("/console/users/");
+    path === consolePaths.home ||
+    path === consolePaths.faults ||
+    path === consolePaths.gpus ||
+    path.startsWith("/console/users/");
   return isPage ? path : consolePaths.home;
 }
 

@@ -64,7 +64,9 @@ export class AccessGuard {
   readonly cookieName = `gpucloud_emulator_admin_${digest(this.session).toString("hex").slice(0, 12)}`;
 
   constructor(options: AccessOptions) {
-    const names = [options.host, ...(options.allowedHosts ?? [])].map((name) => name.toLowerCase());
+    const names = [options.host, ...(options.allowedHosts ?? [])].map((name) =>
+      withoutRootDot(name.toLowerCase()),
+    );
     this.allowedNames = names.filter((name) => isIP(name) === 0);
     if (options.adminKey !== undefined) this.adminKeyDigest = digest(options.adminKey);
   }
@@ -167,14 +169,22 @@ export function isLoopbackAddress(host: string): boolean {
   return isIP(bare) === 4 && bare.startsWith("127.");
 }
 
-/** The host name of a Host header, lower case (an IPv6 address in brackets), or undefined when it is malformed. */
+/**
+ * The host name of a Host header, lower case (an IPv6 address in brackets), or undefined when it is
+ * malformed. A fully qualified name's trailing dot names the same host, so it is dropped.
+ */
 function hostnameOf(host: string): string | undefined {
   if (/[\s/?#@\\]/.test(host)) return undefined;
   try {
-    return new URL(`http://${host}`).hostname;
+    return withoutRootDot(new URL(`http://${host}`).hostname);
   } catch {
     return undefined;
   }
+}
+
+/** `localhost.` is `localhost`: the root's dot ends every fully qualified name (a lone or doubled dot stays). */
+function withoutRootDot(name: string): string {
+  return name.replace(/(?<=[^.])\.$/, "");
 }
 
 function sameHost(origin: string, host: string | undefined): boolean {

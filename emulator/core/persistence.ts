@@ -16,7 +16,7 @@ import {
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Chunks, sameChunks } from "./settled-json";
-import { isRunning, StateLock } from "./state-lock";
+import { StateLock } from "./state-lock";
 
 /** The state file holds API keys and SSH passwords: only its owner may read it. */
 const FILE_MODE = 0o600;
@@ -27,7 +27,7 @@ const FILE_MODE = 0o600;
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 const READ_NO_LINK = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
 /** `FILE.<pid>.<random>.tmp`, and `FILE.<pid>.tmp` as emulators before the random part named them. */
-const TEMPORARY = /^(\d+)(?:\.[0-9a-f]+)?\.tmp$/;
+const TEMPORARY = /^\d+(?:\.[0-9a-f]+)?\.tmp$/;
 
 /** A state file the emulator cannot use; the message names the file, what is wrong and what to do. */
 export class StateFileError extends Error {
@@ -69,14 +69,19 @@ export class StateFile {
    * Takes the file for this emulator: refuses a symbolic link and a file another emulator holds, takes
    * over a lock left by a crash and removes temporary files left by one. Returns what the start should say.
    */
-  claim(): string[] {
+  async claim(): Promise<string[]> {
     const notices: string[] = [];
     this.refuseLink();
-    this.lock = StateLock.acquire(this.path, notices);
+    this.lock = await StateLock.acquire(this.path, notices);
     for (const removed of this.removeStaleTemporaries()) {
       notices.push(`removed ${removed}, left behind by an emulator that crashed while saving`);
     }
     return notices;
+  }
+
+  /** Whether this emulator holds the file (claimed, not yet released). */
+  get held(): boolean {
+    return this.lock !== undefined;
   }
 
   /** Gives the file up for another emulator (at close, or when the start fails). */
@@ -112,6 +117,7 @@ export class StateFile {
 
   /** Writes now, synchronously: at start, so that a file that cannot be written fails the start. */
   saveNow(): void {
+    this.requireLock();
     const chunks = this.serialize();
     const bytes = chunks.reduce((sum, part) => sum + part.length, 0);
     const temporary = this.temporaryName();
@@ -150,6 +156,7 @@ export class StateFile {
   }
 
   private async write(): Promise<void> {
+    this.requireLock();
     const started = performance.now();
     const chunks = this.serialize();
     const blockedMs = performance.now() - started;
@@ -172,6 +179,17 @@ export class StateFile {
     this.stats.ms = performance.now() - started;
   }
 
+  /** Only the lock's holder writes FILE: a write without it could overwrite another emulator's state. */
+  private requireLock(): void {
+    if (this.lock === undefined) {
+      throw new StateFileError(
+        this.path,
+        "is not held by this emulator",
+        "open the emulator before it saves",
+      );
+    }
+  }
+
   /** A new name each write: nobody can place anything at it in advance (and O_EXCL refuses what is). */
   private temporaryName(): string {
     return `${this.path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
@@ -192,7 +210,10 @@ export class StateFile {
     );
   }
 
-  /** Removes temporary files of this FILE that processes which no longer run left behind when they crashed. */
+  /**
+   * Removes the temporary files of this FILE that an emulator left behind when it crashed while saving:
+   * only the lock's holder writes them, so once this emulator holds it, any there are left over.
+   */
   private removeStaleTemporaries(): string[] {
     const prefix = `${basename(this.path)}.`;
     const removed: string[] = [];
@@ -203,8 +224,7 @@ export class StateFile {
       return removed; // A folder that cannot be listed fails the first write, with its reason.
     }
     for (const name of names) {
-      const pid = name.startsWith(prefix) ? TEMPORARY.exec(name.slice(prefix.length))?.[1] : undefined;
-      if (pid === undefined || isRunning(Number(pid))) continue;
+      if (!name.startsWith(prefix) || !TEMPORARY.test(name.slice(prefix.length))) continue;
       rmSync(join(dirname(this.path), name), { force: true });
       removed.push(name);
     }

@@ -3,13 +3,14 @@ import { characters, nonEmpty, seconds, text } from "../core/state-schema";
 import { oneOfInts } from "../core/validation";
 import { TITLE_MAX } from "../instances/codes";
 import { SAVE_STATUS } from "./codes";
+import { repairedSavedTitle } from "./title";
 
 const saveStatus = oneOfInts(Object.values(SAVE_STATUS));
 
 /** A personal image as the store keeps it (and the state file holds it). */
 export const imageRecordSchema = z.strictObject({
-  /** The instance's title when it was saved. */
-  title: characters(TITLE_MAX),
+  /** The instance's title when it was saved. Earlier emulators did not cut it: such titles are cut on load. */
+  title: z.string().transform(repairedSavedTitle).pipe(characters(TITLE_MAX)),
   uuid: nonEmpty,
   remark: text,
   layer_count: z.int().min(0),

@@ -5,6 +5,7 @@ import { dueByNow, earliestDue } from "../core/schedule";
 import { requireUser } from "../core/state-schema";
 import { SAVE_STATUS } from "./codes";
 import type { ImageRecord } from "./state";
+import { savedImageTitle } from "./title";
 
 /** How long saving an instance as an image takes by default (`--durations save_image=S`). */
 export const SAVE_IMAGE_SECONDS = DEFAULT_DURATIONS.save_image;
@@ -41,14 +42,17 @@ export class ImagesStore {
     return image && image.owner === owner ? publicView(image) : undefined;
   }
 
-  /** Starts saving an image; it reaches status 2 after `durations.save_image`. */
+  /**
+   * Starts saving an image named after the instance (`name`: its title, or its image's name); it
+   * reaches status 2 after `durations.save_image`.
+   */
   startSave(
     owner: string,
-    from: { title: string; pod_uuid: string; pod_tag: string; instance_uuid: string },
+    from: { name: string; pod_uuid: string; pod_tag: string; instance_uuid: string },
   ): PersonalImage {
     const now = this.now();
     const image: ImageRecord = {
-      title: from.title,
+      title: savedImageTitle(from.name, now),
       uuid: this.nextId("pimg"),
       remark: `saved from instance ${from.instance_uuid}`,
       layer_count: 12,

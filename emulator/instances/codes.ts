@@ -18,6 +18,16 @@ export const STATUS = {
   RESTARTING: 27,
 } as const;
 
+/**
+ * Statuses in which an instance's GPU cards are free for others: stopped, normally or not. From create
+ * or start until then it holds them, and a destroyed instance holds none (docs/design/contracts.md#gpu-stock).
+ */
+export const CARDS_RELEASED_STATUSES: readonly number[] = [
+  STATUS.STOPPED_LEGACY,
+  STATUS.STOPPED,
+  STATUS.STOPPED_ABNORMAL,
+];
+
 // charging_type values are not shown (docs/design/cloud-api.md#instance-record).
 /** charging_type values, the emulator's choice: 1 hourly, 2 subscription. */
 export const CHARGING_TYPE = { PAY_AS_YOU_GO: 1, SUBSCRIPTION: 2 } as const;

@@ -10,7 +10,8 @@ import type { CatalogueStore } from "../catalogue/store";
 import { marketImageName } from "../catalogue/seed";
 import { SAVE_STATUS } from "../images/codes";
 import type { ImagesStore } from "../images/store";
-import { CHARGING_TYPE, STATUS } from "./codes";
+import type { StockStore } from "../stock/store";
+import { CARDS_RELEASED_STATUSES, CHARGING_TYPE, STATUS } from "./codes";
 import type { IdlePolicy, InstanceRecord, Utilization } from "./state";
 
 export type { IdlePolicy, Utilization } from "./state";
@@ -146,6 +147,8 @@ export interface InstancesConfig {
   wallet: Wallet;
   catalogue: CatalogueStore;
   images: ImagesStore;
+  /** The GPU stock a create or start must find enough free cards in. */
+  stock: StockStore;
   durations: Durations;
   /** What every new instance's GPUs report until set otherwise (`--utilization`). */
   startingUtilization: Utilization;
@@ -168,6 +171,7 @@ export class InstancesStore {
   private readonly wallet: Wallet;
   private readonly catalogue: CatalogueStore;
   private readonly images: ImagesStore;
+  private readonly stock: StockStore;
   private readonly durations: Durations;
   private readonly transitions: Record<PowerOperation, Transition>;
   private readonly startingUtilization: Utilization;
@@ -179,6 +183,7 @@ export class InstancesStore {
     this.wallet = config.wallet;
     this.catalogue = config.catalogue;
     this.images = config.images;
+    this.stock = config.stock;
     this.durations = config.durations;
     this.transitions = instanceTransitions(config.durations);
     this.startingUtilization = { ...config.startingUtilization };
@@ -275,6 +280,7 @@ export class InstancesStore {
     if (gpu?.gpu_uuid !== undefined || gpu?.gpu_nums !== undefined) {
       const model = this.catalogue.usableGpu(gpu.gpu_uuid ?? instance.gpu_uuid);
       const nums = gpu.gpu_nums ?? instance.gpu_nums;
+      this.stock.admit(model, nums);
       const reservation = this.reserveFirstHour(instance, model.gpu_uuid, nums);
       instance.gpu_uuid = model.gpu_uuid;
       instance.gpu_name = model.gpu_name;
@@ -282,6 +288,7 @@ export class InstancesStore {
       instance.utilization = this.freshUtilization(nums);
       instance.first_hour_reservation = reservation;
     } else {
+      this.stock.admit(instance, instance.gpu_nums);
       instance.first_hour_reservation = this.reserveFirstHour(instance, instance.gpu_uuid, instance.gpu_nums);
     }
     this.begin(instance, "startup");
@@ -332,7 +339,7 @@ export class InstancesStore {
       );
     }
     const image = this.images.startSave(owner, {
-      title: `${instance.title || instance.image_name}-${this.now()}`,
+      name: instance.title || instance.image_name,
       pod_uuid: instance.pod_uuid,
       pod_tag: instance.pod_tag,
       instance_uuid: instance.instance_uuid,
@@ -445,6 +452,16 @@ export class InstancesStore {
     };
   }
 
+  /** The GPU cards instances hold, per gpu_uuid: the GPU stock counts them here, never keeps them. */
+  cardsInUse(): Map<string, number> {
+    const inUse = new Map<string, number>();
+    for (const instance of this.instances.values()) {
+      if (CARDS_RELEASED_STATUSES.includes(instance.status)) continue;
+      inUse.set(instance.gpu_uuid, (inUse.get(instance.gpu_uuid) ?? 0) + instance.gpu_nums);
+    }
+    return inUse;
+  }
+
   nextDueAt(): number | undefined {
     let earliest: number | undefined;
     for (const instance of this.instances.values()) {
@@ -511,6 +528,7 @@ export class InstancesStore {
     source: Source,
   ): CreatedInstance {
     const gpu = this.catalogue.usableGpu(input.gpu_uuid);
+    this.stock.admit(gpu, input.gpu_nums);
     const now = this.now();
     const uuid = this.nextId("ins");
     const reservation = this.wallet.reserve(

@@ -1,7 +1,7 @@
 /**
  * The web console in a real browser (Debian's Chromium through playwright-core) against a running
- * emulator with a frozen clock: a person renames an instance, stops another, advances the clock and
- * injects a fault, each checked through the API; then `preview --refresh` of the fleet program shows the
+ * emulator with a frozen clock: a person renames an instance, stops another, advances the clock, takes
+ * the free GPU cards so the stopped one cannot start, and injects a fault, each checked through the API; then `preview --refresh` of the fleet program shows the
  * drift made in the browser. Last, pages of other sites try what a browser lets them: forms and no-cors
  * fetches at the admin API and the console, and a name of their own resolved to the emulator (DNS
  * rebinding, made here by Chromium's host resolver rules). Every wait is for a state of the page, never
@@ -180,6 +180,25 @@ describe("the web console in a browser", () => {
     await row("fleet-1").getByRole("button", { name: "Stop" }).click();
     await page.getByRole("alert").filter({ hasText: "cannot shutdown in status 22" }).waitFor();
     expect(await status(uuidOf["fleet-1"])).toBe(22);
+  });
+
+  it("takes the free 4090D cards on the GPU stock page; the stopped instance's start then shows the refusal", async () => {
+    await page.getByRole("navigation").getByRole("link", { name: "GPU stock" }).click();
+    await page.getByRole("heading", { level: 1, name: "GPU stock" }).waitFor();
+    const stock4090D = page.getByRole("row", { name: /^4090D/ });
+    // fleet-0 runs on one card; fleet-1 is stopped and holds none.
+    await stock4090D.getByRole("cell", { name: "1", exact: true }).waitFor();
+    await stock4090D.getByLabel("Free cards").fill("0");
+    await stock4090D.getByRole("button", { name: "Set" }).click();
+    await said("4090D has 0 free cards now, 1 in use.");
+    await screenshot("gpu-stock");
+
+    await page.getByRole("navigation").getByRole("link", { name: "Instances" }).click();
+    await row("fleet-1").getByRole("button", { name: "Start" }).click();
+    await page.getByRole("alert").filter({ hasText: "no free 4090D cards: 1 asked, 0 free" }).waitFor();
+    expect(await status(uuidOf["fleet-1"])).toBe(22);
+
+    expect((await t.admin("PUT", "/gpus/4090D/stock", { free: null })).status).toBe(200);
   });
 
   it("injects a fault the API then answers with, and shows it used up without a reload", async () => {

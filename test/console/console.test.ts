@@ -8,6 +8,7 @@ import {
   DEMO_KEY,
   DEMO_USER,
   instanceInfo,
+  pod,
   runningInstance,
   startTestEmulator,
   type TestEmulator,
@@ -127,6 +128,7 @@ describe("the console's pages", () => {
       instancePath(DEMO_USER, uuid),
       `/console/users/${DEMO_USER}`,
       "/console/faults",
+      "/console/gpus",
     ]) {
       const { text } = await page(path);
       for (const tag of ["form", "table", "section", "ul", "dl", "label", "select", "div", "main"]) {
@@ -170,6 +172,21 @@ describe("the console's pages", () => {
     expect(text).toContain('<option value="/instance/create_by_pod">');
     expect(text).not.toContain(":asset_id");
     expect(text).toMatch(/<code>\/balance\/info<\/code><\/th>\s*<td><code>key_/);
+  });
+
+  it("shows every GPU model's stock: the cards in use, the free ones and the refusals at random", async () => {
+    await t.admin("PUT", "/gpus/4090D/stock", { free: 3 });
+    await t.admin("PUT", "/gpus/5090/stock", { free: null, refuse_probability: 0.25, seed: 9 });
+    await createInstance(t, { gpu: "4090D", gpuNums: 2 });
+    const { status, text } = await page("/console/gpus");
+    expect(status).toBe(200);
+    expect(text).toContain("<h1>GPU stock</h1>");
+    expect(text).toMatch(/4090D <code class="id">[^<]+<\/code><\/th>\s*<td>2<\/td>\s*<td>1<\/td>/);
+    expect(text).toMatch(
+      /5090 <code class="id">[^<]+<\/code><\/th>\s*<td>0<\/td>\s*<td><span class="muted">unlimited/,
+    );
+    expect(text).toContain("25 % of creates and starts (seed 9)");
+    expect((await page("/")).text).toContain('href="/console/gpus"');
   });
 
   it("answers 404 for a user or instance that is not there, and for another user's instance", async () => {
@@ -243,6 +260,31 @@ describe("the console's actions", () => {
     const typo = await act("utilization", { ...target, gpu: "lots", fb: "0" });
     expect(typo.json.message).toBe("Could not set the utilisation: gpu: must be a number");
     expect(await statusOf(uuid)).toBe(1);
+  });
+
+  it("sets a model's stock by hand, which the next create meets, and refuses a bad value with the rule", async () => {
+    const gpu = (await t.admin("GET", "/gpus")).body.gpus as { gpu_uuid: string; gpu_name: string }[];
+    const uuid4090D = gpu.find((g) => g.gpu_name === "4090D")!.gpu_uuid;
+    await createInstance(t);
+    const set = await act("gpu-stock", { gpu_uuid: uuid4090D, free: "0", refuse_probability: "0" });
+    expect(set.json).toEqual({ ok: true, message: "4090D has 0 free cards now, 1 in use.", return_to: "/" });
+    const refused = await t.api("POST", "/instance/create_by_pod", {
+      body: { pod_uuid: (await pod(t, "ComfyUI")).uuid, gpu_uuid: uuid4090D, gpu_nums: 1 },
+    });
+    expect(refused.body.msg).toBe(
+      "no free 4090D cards: 1 asked, 0 free; try another GPU model, fewer cards or later",
+    );
+
+    const bad = await act("gpu-stock", { gpu_uuid: uuid4090D, free: "lots" });
+    expect(bad.json.message).toBe(
+      "Could not set the GPU stock: free: must be a whole number of cards, at least 0, or null for unlimited",
+    );
+    const odds = await act("gpu-stock", { gpu_uuid: uuid4090D, free: "", refuse_probability: "2" });
+    expect(odds.json.message).toBe("Could not set the GPU stock: refuse_probability: must be at most 1");
+    const unlimited = await act("gpu-stock", { gpu_uuid: uuid4090D, free: "", refuse_probability: "" });
+    expect(unlimited.json.message).toBe("4090D has unlimited cards now, 1 in use.");
+    const unknown = await act("gpu-stock", { gpu_uuid: "gpu-nope", free: "1" });
+    expect([unknown.status, unknown.json.ok]).toEqual([404, false]);
   });
 
   it("reaches an instance only through its owner", async () => {

@@ -66,6 +66,13 @@ describe("the Host allow-list, on every route", () => {
     "emulator.internal:8787",
     "lan.example",
     "box.lan.example:8787",
+    // A fully qualified name ends with the root's dot: the same host.
+    "localhost.:8787",
+    "LOCALHOST.",
+    "console.localhost.:1",
+    "127.0.0.1.:8787",
+    "emulator.internal.:8787",
+    "box.lan.example.",
   ])("answers under Host %s (loopback, an IP address, or an allowed name)", async (host) => {
     expect((await raw(t, "GET", "/_emulator/clock", { host })).status).toBe(200);
   });
@@ -74,15 +81,25 @@ describe("the Host allow-list, on every route", () => {
     "emulator.internal.attacker.example",
     "xlan.example",
     "localhost.attacker.example",
+    "localhost.attacker.example.",
+    "localhost..",
+    ".",
     "a@localhost",
   ])("refuses Host %s, which only looks like an allowed one", async (host) => {
     expect((await raw(t, "GET", "/_emulator/clock", { host })).status).toBe(421);
+  });
+
+  it("advises allowing a fully qualified name without its trailing dot, as --allowed-host takes it", async () => {
+    const answer = await raw(t, "GET", "/_emulator/clock", { host: "rebound.attacker.example.:8787" });
+    expect(answer.status).toBe(421);
+    expect(answer.text).toContain("--allowed-host rebound.attacker.example ");
   });
 
   it("answers under the name given as --host", async () => {
     const named = await startTestEmulator({ host: "localhost" });
     try {
       expect((await raw(named, "GET", "/_emulator/clock", { host: "localhost:1" })).status).toBe(200);
+      expect((await raw(named, "GET", "/_emulator/clock", { host: "localhost.:1" })).status).toBe(200);
       expect((await raw(named, "GET", "/_emulator/clock", { host: "other.example" })).status).toBe(421);
     } finally {
       await named.close();

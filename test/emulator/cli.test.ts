@@ -124,6 +124,40 @@ describe("gpucloud-emulator CLI", () => {
     expect(await exited).toBe(0);
   });
 
+  it("starts with --gpu-stock's free cards and refusal probabilities, and refuses a create beyond them", async () => {
+    const child = runCli(out, ["--port", "0", "--gpu-stock", "4090D=1,5090=~0.25,4080=2~0.5"]);
+    const url = (await firstLine(child)).replace("gpucloud emulator listening on ", "");
+    try {
+      const { gpus } = (await (await fetch(`${url}/_emulator/gpus`)).json()) as {
+        gpus: { gpu_name: string; gpu_uuid: string; free: number | null; refuse_probability: number }[];
+      };
+      const stock = Object.fromEntries(gpus.map((g) => [g.gpu_name, [g.free, g.refuse_probability]]));
+      expect(stock).toEqual({ "4080": [2, 0.5], "4090D": [1, 0], "5090": [null, 0.25], "3090": [null, 0] });
+      const pods = (await (await fetch(`${url}/api/open/v2/pod/list`)).json()) as {
+        data: { pod_list: { uuid: string }[] };
+      };
+      const create = () =>
+        fetch(`${url}/api/open/v2/instance/create_by_pod`, {
+          method: "POST",
+          headers: { authorization: "Bearer demo-key", "content-type": "application/json" },
+          body: JSON.stringify({
+            pod_uuid: pods.data.pod_list[0].uuid,
+            gpu_uuid: gpus.find((g) => g.gpu_name === "4090D")!.gpu_uuid,
+            gpu_nums: 1,
+          }),
+        }).then((answer) => answer.json());
+      expect(await create()).toMatchObject({ code: 0 });
+      expect(await create()).toEqual({
+        code: 1,
+        msg: "no free 4090D cards: 1 asked, 0 free; try another GPU model, fewer cards or later",
+      });
+    } finally {
+      const exited = exitCode(child);
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
   it("prints help with every option", async () => {
     const child = runCli(out, ["--help"]);
     let text = "";
@@ -146,6 +180,7 @@ describe("gpucloud-emulator CLI", () => {
       "--request-timeout",
       "--max-connections",
       "--error-status",
+      "--gpu-stock",
       "--help",
     ]) {
       expect(text).toContain(option);
@@ -185,6 +220,19 @@ describe("gpucloud-emulator CLI", () => {
     ],
     [["--allowed-host", "http://x.example/"], "--allowed-host: [0]: must be a host name"],
     [["--seed", "/nonexistent/seed.json"], "seed file /nonexistent/seed.json cannot be read (ENOENT)"],
+    [
+      ["--gpu-stock", "4090D=x"],
+      "--gpu-stock: '4090D=x' is not MODEL=CARDS, MODEL=~PROBABILITY or MODEL=CARDS~PROBABILITY",
+    ],
+    [["--gpu-stock", "4090D="], "--gpu-stock: '4090D=' is not MODEL=CARDS"],
+    [["--gpu-stock", "=3"], "--gpu-stock: '=3' is not MODEL=CARDS"],
+    [["--gpu-stock", "4090D=1,4090D=2"], "--gpu-stock: 4090D is given twice"],
+    [
+      ["--gpu-stock", "4090X=1"],
+      "--gpu-stock: 4090X is no GPU model of the catalogue (4080, 4090D, 5090, 3090)",
+    ],
+    [["--gpu-stock", "5090=~1.5"], "--gpu-stock: 5090.refuse_probability: must be at most 1"],
+    [["--gpu-stock", "__proto__=1"], "--gpu-stock: __proto__ is no GPU model of the catalogue"],
   ])("refuses %j with one line naming the option, exit code 2 and no banner", async (args, message) => {
     const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", ...args]);
     expect(code).toBe(2);
@@ -297,14 +345,45 @@ describe("gpucloud-emulator --state", () => {
 
     const third = await start(["--state", file]);
     try {
-      await third.printed(`took over ${file}.lock from pid ${first.child.pid}`);
-      expect(third.stderr()).toMatch(
-        /^gpucloud-emulator: took over .*, which no longer runs on this host\n$/,
+      await third.printed(`took over ${file}.lock`);
+      expect(third.stderr()).toBe(
+        `gpucloud-emulator: took over ${file}.lock, left by an emulator that no longer runs\n`,
       );
     } finally {
       await third.stop();
     }
     expect(readdirSync(dir).filter((name) => name.startsWith("shared.json"))).toEqual(["shared.json"]);
+  });
+
+  it("lets exactly one of two emulators started at once have a state file, fresh or after its holder's SIGKILL", async () => {
+    const file = join(dir, "raced.json");
+    for (const round of ["fresh", "after a SIGKILL"]) {
+      const racers = [
+        runCli(out, ["--port", "0", "--state", file]),
+        runCli(out, ["--port", "0", "--state", file]),
+      ];
+      const outcomes = await Promise.all(
+        racers.map(async (child) => {
+          let stderr = "";
+          child.stderr!.on("data", (chunk) => (stderr += chunk));
+          const exited = exitCode(child);
+          const started = await firstLine(child).then(
+            () => true,
+            () => false,
+          );
+          return { child, started, exited, stderr: () => stderr };
+        }),
+      );
+      const winners = outcomes.filter((o) => o.started);
+      expect([round, winners.length]).toEqual([round, 1]);
+      const loser = outcomes.find((o) => !o.started)!;
+      expect(await loser.exited).toBe(2);
+      expect(loser.stderr()).toContain(
+        `state file ${file} is in use by the emulator with pid ${winners[0].child.pid} on `,
+      );
+      winners[0].child.kill("SIGKILL");
+      await winners[0].exited;
+    }
   });
 
   it("accepts --api-key keys besides the saved ones and opens new users with --balance, saying so", async () => {

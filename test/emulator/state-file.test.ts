@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -11,7 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Emulator, MAX_STORED_INPUT_BYTES } from "pulumi-gpucloud/emulator";
 import { writeNewFile } from "../../emulator/core/persistence";
@@ -54,7 +53,7 @@ describe("emulator state file", () => {
     const file = join(dir, "state.json");
     const text = JSON.stringify(state);
     writeFileSync(file, text);
-    expect(() => new Emulator({ stateFile: file })).toThrow(
+    await expect(new Emulator({ stateFile: file }).open()).rejects.toThrow(
       `state file ${file} is refused: rooms.instances[0].owner: user ghost has no balance in wallet.balances`,
     );
     expect(readFileSync(file, "utf8")).toBe(text);
@@ -65,7 +64,7 @@ describe("emulator state file", () => {
     state.wallet.reservations = [];
     const file = join(dir, "state.json");
     writeFileSync(file, JSON.stringify(state));
-    expect(() => new Emulator({ stateFile: file })).toThrow(
+    await expect(new Emulator({ stateFile: file }).open()).rejects.toThrow(
       /rooms\.instances\[0\]\.first_hour_reservation: reservation .* is not in wallet\.reservations/,
     );
   });
@@ -75,34 +74,41 @@ describe("emulator state file", () => {
     const file = join(dir, "state.json");
     for (const now of [-1, 1.5, "1800000000", null]) {
       writeFileSync(file, JSON.stringify({ ...state, now }));
-      expect(() => new Emulator({ stateFile: file })).toThrow(
+      await expect(new Emulator({ stateFile: file }).open()).rejects.toThrow(
         new RegExp(`state file ${file} is refused: now: `),
       );
     }
   });
 
-  it("removes the temporary files of processes that crashed while saving, and keeps a running one's", async () => {
+  it("removes the temporary files an emulator left when it crashed while saving, and no one else's", async () => {
     const file = join(dir, "state.json");
-    const dead = deadPid();
-    writeFileSync(`${file}.${dead}.tmp`, "half a state, named as emulators before 0.1 named it");
-    writeFileSync(`${file}.${dead}.a1b2c3d4e5f6.tmp`, "half a state");
-    writeFileSync(`${file}.${process.ppid}.a1b2c3d4e5f6.tmp`, "someone else's write in progress");
+    writeFileSync(`${file}.4242.tmp`, "half a state, named as emulators before 0.1 named it");
+    writeFileSync(`${file}.4242.a1b2c3d4e5f6.tmp`, "half a state");
+    // Only the lock's holder writes them: a pid that runs (a container's pid 1, say) proves nothing.
+    writeFileSync(`${file}.${process.pid}.a1b2c3d4e5f6.tmp`, "half a state of a pid that runs now");
     writeFileSync(join(dir, "other.json.12.tmp"), "not ours");
+    writeFileSync(`${file}.backup.tmp`, "not an emulator's name");
     const emulator = new Emulator({ stateFile: file });
-    expect(existsSync(`${file}.${dead}.tmp`)).toBe(false);
-    expect(existsSync(`${file}.${dead}.a1b2c3d4e5f6.tmp`)).toBe(false);
-    expect(existsSync(`${file}.${process.ppid}.a1b2c3d4e5f6.tmp`)).toBe(true);
-    expect(existsSync(join(dir, "other.json.12.tmp"))).toBe(true);
-    expect(emulator.notices.sort()).toEqual([
-      `removed state.json.${dead}.a1b2c3d4e5f6.tmp, left behind by an emulator that crashed while saving`,
-      `removed state.json.${dead}.tmp, left behind by an emulator that crashed while saving`,
+    await emulator.open();
+    expect(readdirSync(dir).sort()).toEqual([
+      "other.json.12.tmp",
+      "state.json",
+      "state.json.backup.tmp",
+      "state.json.lock",
     ]);
+    expect(emulator.notices.sort()).toEqual(
+      [
+        `removed state.json.${process.pid}.a1b2c3d4e5f6.tmp, left behind by an emulator that crashed while saving`,
+        "removed state.json.4242.a1b2c3d4e5f6.tmp, left behind by an emulator that crashed while saving",
+        "removed state.json.4242.tmp, left behind by an emulator that crashed while saving",
+      ].sort(),
+    );
     await emulator.close();
   });
 
-  it("fails a start whose file cannot be written, naming it", () => {
+  it("fails a start whose file cannot be written, naming it", async () => {
     const file = join(dir, "no-such-folder", "state.json");
-    expect(() => new Emulator({ stateFile: file })).toThrow(
+    await expect(new Emulator({ stateFile: file }).open()).rejects.toThrow(
       `state file ${file} cannot be written (ENOENT): its lock ${file}.lock cannot be created`,
     );
   });
@@ -174,83 +180,95 @@ describe("emulator state file", () => {
   });
 });
 
-/** The pid of a process that has ended (and that no other process has been given yet, in practice). */
-function deadPid(): number {
-  return spawnSync(process.execPath, ["-e", "0"]).pid!;
-}
+describe("an image saved from an instance with a 50-character title", () => {
+  // 50 characters (code points, as the API counts them): a flag, a space, 33 letters, a family emoji of
+  // 7 code points (4 people joined by 3 zero-width joiners) and "-runner". An image title keeps 39 of
+  // them before "-<10 digits>": the cut falls inside the family, which must go whole.
+  const FAMILY = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}";
+  const LETTERS = "a".repeat(33);
+  const TITLE = `\u{1F1EF}\u{1F1F5} ${LETTERS}${FAMILY}-runner`;
+  const START = 1_800_000_000;
 
-describe("one emulator per state file", () => {
   let dir: string;
-  let file: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "gpucloud-lock-"));
-    file = join(dir, "state.json");
+    dir = mkdtempSync(join(tmpdir(), "gpucloud-image-title-"));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("refuses a second emulator on the same file, naming the holder, and lets the next one in after close", async () => {
-    const first = await startTestEmulator({ stateFile: file });
-    const { instance_uuid } = await createInstance(first);
-    const saved = readFileSync(file, "utf8");
-    const lock = JSON.parse(readFileSync(`${file}.lock`, "utf8"));
-    expect(lock).toEqual({ pid: process.pid, host: hostname(), started: expect.any(String) });
-    expect(() => new Emulator({ stateFile: file })).toThrow(
-      new RegExp(
-        `^state file ${file} is in use by the emulator with pid ${process.pid} on ${hostname()}, started .*: stop it or give another --state file; if it no longer runs, remove ${file}\\.lock$`,
-      ),
+  async function saveImage(t: TestEmulator): Promise<string> {
+    const uuid = (await createInstance(t)).instance_uuid;
+    await t.advance(60);
+    const titled = await t.api("POST", "/instance/update_title", {
+      body: { instance_uuid: uuid, title: TITLE },
+    });
+    expect(titled.body.code).toBe(0);
+    expect((await t.api("POST", "/instance/save_image", { body: { instance_uuid: uuid } })).body.code).toBe(
+      0,
     );
-    expect(readFileSync(file, "utf8")).toBe(saved);
-    // The first emulator's acknowledged changes keep being saved: the refused one wrote nothing.
-    await first.api("POST", "/instance/update_title", { body: { instance_uuid, title: "kept" } });
-    await first.close();
-    expect(existsSync(`${file}.lock`)).toBe(false);
+    return (await t.api("GET", "/image/private/list")).body.data.image_list[0].title;
+  }
 
-    const next = await startTestEmulator({ stateFile: file });
+  it("is titled within 50 characters, cut between graphemes before the time", async () => {
+    expect(Array.from(TITLE)).toHaveLength(50);
+    const t = await startTestEmulator({ startTime: START });
     try {
-      expect((await next.api("GET", "/instance/info", { query: { instance_uuid } })).body.data.title).toBe(
-        "kept",
-      );
+      const title = await saveImage(t);
+      expect(title).toBe(`\u{1F1EF}\u{1F1F5} ${LETTERS}-${START + 60}`);
+      expect(Array.from(title).length).toBeLessThanOrEqual(50);
     } finally {
-      await next.close();
+      await t.close();
     }
   });
 
-  it("takes over the lock of a process that no longer runs on this host, saying so", async () => {
-    const dead = deadPid();
-    writeFileSync(
-      `${file}.lock`,
-      JSON.stringify({ pid: dead, host: hostname(), started: "2026-01-01T00:00:00.000Z" }),
-    );
-    const emulator = new Emulator({ stateFile: file });
-    expect(emulator.notices).toEqual([
-      `took over ${file}.lock from pid ${dead} (started 2026-01-01T00:00:00.000Z), which no longer runs on this host`,
-    ]);
-    expect(JSON.parse(readFileSync(`${file}.lock`, "utf8")).pid).toBe(process.pid);
-    await emulator.close();
-    expect(readdirSync(dir).sort()).toEqual(["state.json"]);
+  it("survives a restart on its state file", async () => {
+    const file = join(dir, "state.json");
+    const first = await startTestEmulator({ stateFile: file, startTime: START });
+    const title = await saveImage(first);
+    await first.close();
+    const again = await startTestEmulator({ stateFile: file });
+    try {
+      expect((await again.api("GET", "/image/private/list")).body.data.image_list[0].title).toBe(title);
+    } finally {
+      await again.close();
+    }
   });
 
-  it("refuses a lock held on another host, which it cannot judge from here", () => {
-    const held = { pid: deadPid(), host: "build-agent-7", started: "2026-01-01T00:00:00.000Z" };
-    writeFileSync(`${file}.lock`, JSON.stringify(held));
-    expect(() => new Emulator({ stateFile: file })).toThrow(
-      `in use by the emulator with pid ${held.pid} on build-agent-7, started 2026-01-01T00:00:00.000Z (this emulator cannot tell whether it still runs there)`,
-    );
-    expect(JSON.parse(readFileSync(`${file}.lock`, "utf8"))).toEqual(held);
+  it("survives a snapshot's export and import", async () => {
+    const t = await startTestEmulator({ startTime: START });
+    try {
+      const title = await saveImage(t);
+      const exported = (await t.admin("GET", "/snapshot")).body;
+      await t.admin("POST", "/reset");
+      const imported = await t.admin("PUT", "/snapshot", exported);
+      expect([imported.status, imported.body]).toEqual([200, { imported: true, now: START + 60 }]);
+      expect((await t.api("GET", "/image/private/list")).body.data.image_list[0].title).toBe(title);
+    } finally {
+      await t.close();
+    }
   });
 
-  it("refuses a lock that does not say who holds it, and leaves it alone", () => {
-    writeFileSync(`${file}.lock`, "");
-    expect(() => new Emulator({ stateFile: file })).toThrow(
-      `state file ${file} is locked by ${file}.lock, which does not say who holds it; if no emulator uses ${file}, remove ${file}.lock`,
+  it("is cut on load when an earlier emulator saved it whole, so its state file starts again", async () => {
+    const file = join(dir, "state.json");
+    const first = await startTestEmulator({ stateFile: file, startTime: START });
+    await saveImage(first);
+    await first.close();
+    const state = JSON.parse(readFileSync(file, "utf8"));
+    state.rooms.images[0].title = `${TITLE}-${START + 60}`;
+    writeFileSync(file, JSON.stringify(state));
+    const again = await startTestEmulator({ stateFile: file });
+    try {
+      expect((await again.api("GET", "/image/private/list")).body.data.image_list[0].title).toBe(
+        `\u{1F1EF}\u{1F1F5} ${LETTERS}-${START + 60}`,
+      );
+    } finally {
+      await again.close();
+    }
+    // Any other title over the limit is still refused by name: no emulator made it.
+    state.rooms.images[0].title = "x".repeat(51);
+    writeFileSync(file, JSON.stringify(state));
+    await expect(startTestEmulator({ stateFile: file })).rejects.toThrow(
+      "rooms.images[0].title: must be at most 50 characters",
     );
-    expect(readFileSync(`${file}.lock`, "utf8")).toBe("");
-  });
-
-  it("gives the lock back when the start fails, so the next start is not refused", () => {
-    writeFileSync(file, "not json");
-    expect(() => new Emulator({ stateFile: file })).toThrow("is not valid JSON");
-    expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });
 
@@ -267,19 +285,19 @@ describe("the state file and symbolic links", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("refuses a state path that is a symbolic link, naming its target, and writes nothing through it", () => {
+  it("refuses a state path that is a symbolic link, naming its target, and writes nothing through it", async () => {
     symlinkSync(victim, file);
-    expect(() => new Emulator({ stateFile: file })).toThrow(
+    await expect(new Emulator({ stateFile: file }).open()).rejects.toThrow(
       `state file ${file} is a symbolic link (to ${victim}): saving replaces the file and would leave the link's target behind; give the path of the file itself`,
     );
     expect(readFileSync(victim, "utf8")).toBe(VICTIM_TEXT);
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
-  it("refuses a dangling link too, rather than creating the file it names", () => {
+  it("refuses a dangling link too, rather than creating the file it names", async () => {
     const elsewhere = join(dir, "elsewhere.json");
     symlinkSync(elsewhere, file);
-    expect(() => new Emulator({ stateFile: file })).toThrow("is a symbolic link");
+    await expect(new Emulator({ stateFile: file }).open()).rejects.toThrow("is a symbolic link");
     expect(existsSync(elsewhere)).toBe(false);
   });
 

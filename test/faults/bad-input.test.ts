@@ -789,7 +789,7 @@ describe("bad input", () => {
           const file = join(dir, `corrupt-${refusedFiles}.json`);
           writeFileSync(file, text);
           try {
-            new Emulator({ stateFile: file });
+            await new Emulator({ stateFile: file }).open();
           } catch (error) {
             if (String(error).includes(`state file ${file}`) && readFileSync(file, "utf8") === text)
               refusedFiles += 1;
