@@ -1,10 +1,12 @@
 /**
  * The create path of Instance: make the instance (or adopt one), mark it as this stack's, bring it to
- * the wanted state, and never leave a paid instance that the state does not know, never make two where
- * one was declared, never take another owner's. Creates run in parallel; every instance made carries its
- * owner's mark right after the answer (owner-mark.ts); a create whose answer is lost is settled by the
- * reconciler of its spec (lost-create/reconciler.ts), and one whose outcome stays unknown is recorded in
- * the state as a pending create (lost-create/pending-record.ts) that the next run resolves.
+ * the wanted state, clean up, and never leave a paid instance that the state does not know, never make
+ * two where one was declared, never take another owner's. Creates run in parallel; every instance made
+ * carries its owner's mark right after the answer (owner-mark.ts); a create whose answer is lost is
+ * settled by the reconciler of its spec (lost-create/reconciler.ts), and one whose outcome stays unknown
+ * is recorded in the state as a pending create (lost-create/pending-record.ts) that the next run
+ * resolves. A lost call judged to have made nothing is watched once more at the end (the late watch:
+ * lost-create/late-watch.ts), in case the cloud carried it out later than the recovery allows for.
  */
 import {
   NotFoundError,
@@ -16,7 +18,7 @@ import {
 } from "../../../sdk";
 import { untilAborted } from "../../../sdk/sleep";
 import { warn, type ProviderContext } from "../../framework/context";
-import { isCancelled } from "../../framework/errors";
+import { isCancelled, messageOf } from "../../framework/errors";
 import { converge } from "./converge";
 import {
   cancelledError,
@@ -33,7 +35,8 @@ import { pendingCreateError, unresolvedError } from "./lost-create/pending-recor
 import { releaseClaim } from "./lost-create/pending-resolution";
 import type { Claimant } from "./lost-create/reconciler";
 import { recoveryTiming } from "./lost-create/timing";
-import { openWindow } from "./lost-create/window";
+import { openWindow, type CreateWindow } from "./lost-create/window";
+import { cleanUpLateArrivals, keepOneLateArrival } from "./late-arrivals";
 import { markAnswered } from "./owner-mark";
 import { instanceMemory, instanceReads } from "./memory";
 import { PowerChangeUnsettledError } from "./power";
@@ -45,22 +48,10 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
   const made = await makeMarkedInstance(ctx, inputs, deadline);
-  const uuid = made.instance.instance_uuid;
-  try {
-    if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
-    // Converging again is safe (it reads the instance afresh and does what is still missing), so it
-    // rides out an outage until the create's deadline instead of destroying an instance made fine.
-    let known: CloudInstance | undefined = made.instance;
-    const olds = { title: inputs.title };
-    return await retryUntil(
-      () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
-      { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
-    );
-  } catch (err) {
-    if (err instanceof PowerChangeUnsettledError) throw keptAfterUnsettledPower(inputs, made.instance, err);
-    if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
-    return destroyAfterFailure(ctx, inputs, made.instance, err);
-  }
+  const cloud = await convergeMade(ctx, inputs, made, deadline);
+  if (made.judgedNotMade.length > 0)
+    await cleanUpLateArrivals(ctx, inputs, made.judgedNotMade, cloud, lateWatchProgress(ctx, inputs));
+  return cloud;
 }
 
 async function adopt(
@@ -99,32 +90,69 @@ interface Made {
   claimed: boolean;
   /** When the create call answered with it (epoch ms); undefined for a claimed one. */
   answeredAt?: number;
+  /** The windows of this create's lost calls that were judged to have made nothing: the late watch's. */
+  judgedNotMade: CreateWindow[];
+}
+
+/** The instance made, brought to what the inputs ask; what a failure on the way leaves is create-failures.ts's. */
+async function convergeMade(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  made: Made,
+  deadline: number,
+): Promise<CloudInstance> {
+  const uuid = made.instance.instance_uuid;
+  try {
+    if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
+    // Converging again is safe (it reads the instance afresh and does what is still missing), so it
+    // rides out an outage until the create's deadline instead of destroying an instance made fine.
+    let known: CloudInstance | undefined = made.instance;
+    const olds = { title: inputs.title };
+    return await retryUntil(
+      () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
+      { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
+    );
+  } catch (err) {
+    if (err instanceof PowerChangeUnsettledError) throw keptAfterUnsettledPower(inputs, made.instance, err);
+    if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
+    return destroyAfterFailure(ctx, inputs, made.instance, err);
+  }
 }
 
 /**
  * An instance of the spec for this create that is this stack's: made by a create call and marked as
- * this resource's, or claimed. One that someone else titled or claimed before this create could mark it
- * is theirs, and another is made.
+ * this resource's, or claimed. One that someone else titled before this create could mark it is theirs,
+ * and another is made. One whose mark cannot be written yet goes to the engine at once, kept in the
+ * stack; one whose title the cloud refuses is destroyed.
  */
 async function makeMarkedInstance(
   ctx: ProviderContext,
   inputs: InstanceInputs,
   deadline: number,
 ): Promise<Made> {
+  const judgedNotMade: CreateWindow[] = [];
   for (;;) {
-    const made = await makeInstance(ctx, inputs, deadline);
+    const made = await makeInstance(ctx, inputs, deadline, judgedNotMade);
     if (made.answeredAt === undefined) return made;
-    const marking = await markAnswered(
-      ctx,
-      made.instance,
-      inputs.title ?? "",
-      made.answeredAt,
-      deadline,
-    ).catch((err: unknown) => {
-      if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
-      throw keptUnmarked(inputs, made.instance, err);
-    });
+    const mark = inputs.title ?? "";
+    const marking = await markAnswered(ctx, made.instance, mark, made.answeredAt, deadline).catch(
+      (err: unknown) => {
+        if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
+        throw keptUnmarked(inputs, made.instance, err);
+      },
+    );
     if (marking.kind === "marked") return made;
+    if (marking.kind === "unwritten") throw keptUnmarked(inputs, made.instance, marking.cause);
+    if (marking.kind === "refused") {
+      return destroyAfterFailure(
+        ctx,
+        inputs,
+        made.instance,
+        new Error(
+          `the cloud refused its title ${JSON.stringify(mark)} (${messageOf(marking.cause)}), the mark that tells it is this stack's; fix title in your program.`,
+        ),
+      );
+    }
     warn(
       `Instance ${made.instance.instance_uuid}, made by a create of ${describeSpec(specOf(inputs))}, is not this stack's: ${marking.why}. ` +
         "This create makes another.",
@@ -141,9 +169,15 @@ async function makeMarkedInstance(
 /**
  * An instance of the spec for this create: the one a pending record of this resource made in an earlier
  * run (when Diff registered one), else a new one. A lost answer is settled by the spec's reconciler: the
- * instance it made is adopted, or, when nothing was made, the create is sent again within the deadline.
+ * instance it made is adopted, or, when nothing was made, the create is sent again within the deadline
+ * (the call's window joins `judgedNotMade`).
  */
-async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadline: number): Promise<Made> {
+async function makeInstance(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  deadline: number,
+  judgedNotMade: CreateWindow[],
+): Promise<Made> {
   const spec = specOf(inputs);
   const memory = instanceMemory(ctx.process);
   const { records } = memory;
@@ -161,16 +195,16 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
       throw unresolvedError(record, outcome);
     }
     records.settled(record);
-    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
+    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true, judgedNotMade };
   }
   for (;;) {
-    const sent = await send(ctx, spec, deadline).catch((err: unknown) => {
+    const sent = await send(ctx, inputs, spec, deadline).catch((err: unknown) => {
       if (isCancelled(err, ctx.signal))
         throw cancelledError("before the create call was sent, so no instance was made");
       throw refusedForLong(err) ?? err;
     });
     if (sent.kind === "answered")
-      return { instance: sent.instance, claimed: false, answeredAt: sent.answeredAt };
+      return { instance: sent.instance, claimed: false, answeredAt: sent.answeredAt, judgedNotMade };
     // Cancelled while the lost answer is settled: the outcome is left unknown, and recorded below.
     const reconciler = memory.reconciler(ctx, spec);
     const outcome = await unlessCancelled(ctx, reconciler.settle(sent.claimant), () =>
@@ -179,9 +213,12 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
         "the operation was cancelled before the instance list could tell whether the create made an instance",
       ),
     );
-    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
+    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true, judgedNotMade };
     if (outcome.kind === "unknown") throw pendingCreateError(inputs, spec, sent.claimant, outcome);
+    judgedNotMade.push(sent.claimant.window);
     if (Date.now() >= deadline) {
+      const adopted = await keepOneLateArrival(ctx, inputs, judgedNotMade, lateWatchProgress(ctx, inputs));
+      if (adopted) return { instance: adopted, claimed: true, judgedNotMade: [] };
       const nearMisses = outcome.nearMisses.map((miss) => ` (${miss})`).join("");
       throw new Error(
         `Could not create instance: the answer to the create call was lost (${sent.lost.message}) and no instance of ` +
@@ -202,7 +239,12 @@ type Sent =
  * again; a lost answer returns the claimant its reconciliation needs, its window opened by what the
  * listings before the call showed.
  */
-async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): Promise<Sent> {
+async function send(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  spec: CreateSpec,
+  deadline: number,
+): Promise<Sent> {
   const memory = instanceMemory(ctx.process);
   const reads = memory.reads(ctx.api);
   const timing = recoveryTiming(ctx.settings);
@@ -211,6 +253,7 @@ async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): P
   return retryUntil(async ({ deadline: callDeadline }) => {
     // Taken as the call goes out: a walk that ends while it is out may already list the new instance.
     const window = openWindow(reads.newestCreateTime, reads.everListed);
+    const sentAt = Date.now();
     try {
       // Never given the signal: a create cut off half way could make an instance nobody knows of. Once
       // sent it finishes (within its request timeout), and a lost answer is reconciled below.
@@ -219,7 +262,8 @@ async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): P
       return { kind: "answered", instance, answeredAt: Date.now() };
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;
-      const settledAt = Date.now() + timing.lateCommitMs;
+      // From its send, on the model's T: a request timeout below the floor does not make the cloud faster.
+      const settledAt = Math.max(Date.now() + timing.lateCommitMs, sentAt + timing.settledAfterSendMs);
       return {
         kind: "lost",
         lost: err,
@@ -230,6 +274,7 @@ async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): P
           earlierRun: false,
           settledAt,
           giveUpAt: Math.max(deadline, settledAt),
+          progress: lostAnswerProgress(ctx, inputs, err),
         },
       };
     }
@@ -241,6 +286,30 @@ function createCall(api: GpuCloudClient, spec: CreateSpec, call: CallOptions): P
   return spec.imageUuid !== undefined
     ? api.instances.createByImage({ image_uuid: spec.imageUuid, ...gpu }, call)
     : api.instances.createByPod({ pod_uuid: spec.podUuid!, pod_tag: spec.podTag, ...gpu }, call);
+}
+
+/** The resource as progress names it: by its title (its mark), or its spec when it has none. */
+function progressName(inputs: InstanceInputs): string {
+  return inputs.title
+    ? `instance ${JSON.stringify(inputs.title)}`
+    : `an untitled instance of ${describeSpec(specOf(inputs))}`;
+}
+
+/** What the person running `pulumi up` reads while a lost answer of this create is settled. */
+function lostAnswerProgress(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  lost: Error,
+): (status: string) => void {
+  return (status) =>
+    ctx.progress(
+      `Creating ${progressName(inputs)}: the answer to the create call was lost (${lost.message}); ${status}.`,
+    );
+}
+
+/** What the person running `pulumi up` reads while the late watch of this create looks. */
+function lateWatchProgress(ctx: ProviderContext, inputs: InstanceInputs): (status: string) => void {
+  return (status) => ctx.progress(`Creating ${progressName(inputs)}: ${status}.`);
 }
 
 /**

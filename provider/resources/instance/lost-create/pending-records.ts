@@ -9,7 +9,7 @@ import type { ProviderContext } from "../../../framework/context";
 import { specKey, type CreateSpec } from "../create-spec";
 import { pendingRecordOf, recordWindow, type PendingRecord } from "./pending-record";
 import type { Outcome, Reconciler } from "./reconciler";
-import { recoveryTiming } from "./timing";
+import { adoptionMs, recoveryTiming } from "./timing";
 import { inWindow } from "./window";
 
 const isOwn = (record: PendingRecord, spec: CreateSpec, mark: string | undefined) =>
@@ -113,7 +113,5 @@ export class PendingRecords {
  * process first sees it, and a claim whose write lost its answer, with a few rounds between.
  */
 function resolutionMs(ctx: ProviderContext): number {
-  const t = recoveryTiming(ctx.settings);
-  const claimMs = 2 * t.requestMs + t.claimWriteMs + t.settledAfterSendMs + t.rivalsLandedMs;
-  return t.graceMs + claimMs + 4 * t.roundMs;
+  return adoptionMs(recoveryTiming(ctx.settings));
 }
