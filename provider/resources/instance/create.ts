@@ -34,11 +34,11 @@ import { newClaimantId } from "./lost-create/claim";
 import { pendingCreateError, unresolvedError } from "./lost-create/pending-record";
 import { releaseClaim } from "./lost-create/pending-resolution";
 import type { Claimant } from "./lost-create/reconciler";
-import { recoveryTiming } from "./lost-create/timing";
-import { openWindow, type CreateWindow } from "./lost-create/window";
-import { cleanUpLateArrivals, keepOneLateArrival } from "./late-arrivals";
+import { LateWatch } from "./lost-create/late-watch";
+import { openWindow } from "./lost-create/window";
+import { cleanUpLateArrivals, discardLateArrivals, keepOneLateArrival } from "./late-arrivals";
 import { markAnswered } from "./owner-mark";
-import { instanceMemory, instanceReads } from "./memory";
+import { instanceMemory, instanceReads, instanceTiming } from "./memory";
 import { PowerChangeUnsettledError } from "./power";
 import { assertTimerAhead } from "./timer";
 
@@ -47,11 +47,16 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
   if (inputs.shutdownAt !== undefined) await assertTimerAhead(ctx, inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
-  const made = await makeMarkedInstance(ctx, inputs, deadline);
-  const cloud = await convergeMade(ctx, inputs, made, deadline);
-  if (made.judgedNotMade.length > 0)
-    await cleanUpLateArrivals(ctx, inputs, made.judgedNotMade, cloud, lateWatchProgress(ctx, inputs));
-  return cloud;
+  const watch = new LateWatch(ctx, specOf(inputs), lateWatchProgress(ctx, inputs));
+  try {
+    const made = await makeMarkedInstance(ctx, inputs, deadline, watch);
+    const cloud = await convergeMade(ctx, inputs, made, deadline);
+    if (watch.watching) await cleanUpLateArrivals(ctx, inputs, watch, cloud);
+    return cloud;
+  } catch (err) {
+    if (watch.watching) await discardLateArrivals(ctx, inputs, watch);
+    throw err;
+  }
 }
 
 async function adopt(
@@ -90,8 +95,6 @@ interface Made {
   claimed: boolean;
   /** When the create call answered with it (epoch ms); undefined for a claimed one. */
   answeredAt?: number;
-  /** The windows of this create's lost calls that were judged to have made nothing: the late watch's. */
-  judgedNotMade: CreateWindow[];
 }
 
 /** The instance made, brought to what the inputs ask; what a failure on the way leaves is create-failures.ts's. */
@@ -129,10 +132,10 @@ async function makeMarkedInstance(
   ctx: ProviderContext,
   inputs: InstanceInputs,
   deadline: number,
+  watch: LateWatch,
 ): Promise<Made> {
-  const judgedNotMade: CreateWindow[] = [];
   for (;;) {
-    const made = await makeInstance(ctx, inputs, deadline, judgedNotMade);
+    const made = await makeInstance(ctx, inputs, deadline, watch);
     if (made.answeredAt === undefined) return made;
     const mark = inputs.title ?? "";
     const marking = await markAnswered(ctx, made.instance, mark, made.answeredAt, deadline).catch(
@@ -170,13 +173,13 @@ async function makeMarkedInstance(
  * An instance of the spec for this create: the one a pending record of this resource made in an earlier
  * run (when Diff registered one), else a new one. A lost answer is settled by the spec's reconciler: the
  * instance it made is adopted, or, when nothing was made, the create is sent again within the deadline
- * (the call's window joins `judgedNotMade`).
+ * and the call goes on being watched (`watch`): an instance it claims is taken instead of another call.
  */
 async function makeInstance(
   ctx: ProviderContext,
   inputs: InstanceInputs,
   deadline: number,
-  judgedNotMade: CreateWindow[],
+  watch: LateWatch,
 ): Promise<Made> {
   const spec = specOf(inputs);
   const memory = instanceMemory(ctx.process);
@@ -195,16 +198,18 @@ async function makeInstance(
       throw unresolvedError(record, outcome);
     }
     records.settled(record);
-    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true, judgedNotMade };
+    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
   }
   for (;;) {
+    const late = watch.take();
+    if (late) return { instance: late, claimed: true };
     const sent = await send(ctx, inputs, spec, deadline).catch((err: unknown) => {
       if (isCancelled(err, ctx.signal))
         throw cancelledError("before the create call was sent, so no instance was made");
       throw refusedForLong(err) ?? err;
     });
     if (sent.kind === "answered")
-      return { instance: sent.instance, claimed: false, answeredAt: sent.answeredAt, judgedNotMade };
+      return { instance: sent.instance, claimed: false, answeredAt: sent.answeredAt };
     // Cancelled while the lost answer is settled: the outcome is left unknown, and recorded below.
     const reconciler = memory.reconciler(ctx, spec);
     const outcome = await unlessCancelled(ctx, reconciler.settle(sent.claimant), () =>
@@ -213,12 +218,12 @@ async function makeInstance(
         "the operation was cancelled before the instance list could tell whether the create made an instance",
       ),
     );
-    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true, judgedNotMade };
+    if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
     if (outcome.kind === "unknown") throw pendingCreateError(inputs, spec, sent.claimant, outcome);
-    judgedNotMade.push(sent.claimant.window);
+    watch.watch(sent.claimant.window, sent.claimant.sentAt!);
     if (Date.now() >= deadline) {
-      const adopted = await keepOneLateArrival(ctx, inputs, judgedNotMade, lateWatchProgress(ctx, inputs));
-      if (adopted) return { instance: adopted, claimed: true, judgedNotMade: [] };
+      const adopted = await keepOneLateArrival(ctx, inputs, watch);
+      if (adopted) return { instance: adopted, claimed: true };
       const nearMisses = outcome.nearMisses.map((miss) => ` (${miss})`).join("");
       throw new Error(
         `Could not create instance: the answer to the create call was lost (${sent.lost.message}) and no instance of ` +
@@ -247,7 +252,7 @@ async function send(
 ): Promise<Sent> {
   const memory = instanceMemory(ctx.process);
   const reads = memory.reads(ctx.api);
-  const timing = recoveryTiming(ctx.settings);
+  const timing = instanceTiming(ctx);
   const until = { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal };
   await retryUntil(() => reads.freshWalk(), until);
   return retryUntil(async ({ deadline: callDeadline }) => {
@@ -273,6 +278,7 @@ async function send(
           window,
           earlierRun: false,
           settledAt,
+          sentAt,
           giveUpAt: Math.max(deadline, settledAt),
           progress: lostAnswerProgress(ctx, inputs, err),
         },

@@ -10,9 +10,9 @@ import { warn, type ProviderContext } from "../../framework/context";
 import { messageOf, ResourceInitError } from "../../framework/errors";
 import { describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
-import { watchLateArrivals, type LateArrivals } from "./lost-create/late-watch";
+import type { LateArrivals, LateWatch } from "./lost-create/late-watch";
+import { seconds } from "./lost-create/progress";
 import { modelRequestMs } from "./lost-create/timing";
-import type { CreateWindow } from "./lost-create/window";
 
 /**
  * Cleans up after the late watch of a create that holds its instance: a late arrival it claimed is this
@@ -22,12 +22,10 @@ import type { CreateWindow } from "./lost-create/window";
 export async function cleanUpLateArrivals(
   ctx: ProviderContext,
   inputs: InstanceInputs,
-  judgedNotMade: readonly CreateWindow[],
+  watch: LateWatch,
   cloud: CloudInstance,
-  progress: (status: string) => void,
 ): Promise<void> {
-  const spec = specOf(inputs);
-  const late = await watchLateArrivals(ctx, spec, judgedNotMade, progress);
+  const late = await watch.end();
   for (const surplus of late.claimed) await destroySurplus(ctx, inputs, surplus);
   if (late.unsettled.length > 0) {
     throw new ResourceInitError(
@@ -37,20 +35,35 @@ export async function cleanUpLateArrivals(
       { id: cloud.instance_uuid, state: { inputs, cloud } },
     );
   }
-  if (late.unchecked !== undefined) warn(uncheckedText(spec, late.unchecked));
+  if (late.unchecked !== undefined) warn(uncheckedText(specOf(inputs), late.unchecked));
 }
 
 /**
- * A late watch after the deadline, when the create holds no instance: a late arrival it claimed becomes
- * the resource's instance (the others are destroyed); one it could not settle fails the create, named.
+ * The late watch of a create that failed: what it claimed bills for nothing and is destroyed; what it
+ * could not settle is named in a warning, since the create's own failure is what the engine reports.
+ */
+export async function discardLateArrivals(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  watch: LateWatch,
+): Promise<void> {
+  const late = await watch.end();
+  for (const surplus of late.claimed)
+    await destroySurplus(ctx, inputs, surplus).catch((err: Error) => warn(err.message));
+  if (late.unsettled.length > 0)
+    warn(`After this failed create of ${describeSpec(specOf(inputs))}: ${lateArrivalsText(ctx, late)}`);
+}
+
+/**
+ * A create that reached its deadline holding no instance: one its late watch claimed becomes the
+ * resource's instance (the others are destroyed); one the watch could not settle fails the create, named.
  */
 export async function keepOneLateArrival(
   ctx: ProviderContext,
   inputs: InstanceInputs,
-  judgedNotMade: readonly CreateWindow[],
-  progress: (status: string) => void,
+  watch: LateWatch,
 ): Promise<CloudInstance | undefined> {
-  const late = await watchLateArrivals(ctx, specOf(inputs), judgedNotMade, progress);
+  const late = await watch.end();
   const [kept, ...surplus] = late.claimed;
   for (const instance of surplus) await destroySurplus(ctx, inputs, instance);
   if (kept) return kept;
@@ -81,7 +94,7 @@ function uncheckedText(spec: CreateSpec, why: string): string {
 }
 
 function lateCommitText(ctx: ProviderContext): string {
-  return `${(3 * modelRequestMs(ctx.settings)) / 1000} s (3 x gpucloud:requestTimeoutMs)`;
+  return `${seconds(3 * modelRequestMs(ctx.settings))} (3 x gpucloud:requestTimeoutMs)`;
 }
 
 /** Destroys an instance a late watch claimed: made by this create's call, held by no state, so it bills for nothing. */

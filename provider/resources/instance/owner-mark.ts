@@ -17,7 +17,7 @@
 import { BusinessError, InputValidationError, type Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { readNow } from "./lost-create/claim";
-import { recoveryTiming } from "./lost-create/timing";
+import { instanceTiming } from "./memory";
 
 export type Marking =
   /** The instance carries the mark (or the resource declared an empty title, and it carries none). */
@@ -41,7 +41,7 @@ export async function markAnswered(
   deadline: number,
 ): Promise<Marking> {
   if (mark === "") return { kind: "marked" };
-  const timing = recoveryTiming(ctx.settings);
+  const timing = instanceTiming(ctx);
   const uuid = instance.instance_uuid;
   const windowEnds = answeredAt + timing.markWindowMs;
   const failure = await ctx.api.instances.updateTitle(uuid, mark, { deadline: windowEnds }).then(

@@ -5,6 +5,11 @@
  */
 import { formatWait } from "../../../../sdk/answers";
 
+/** "1.5 s": a bound of the timing model, to the tenth of a second. */
+export function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
 /** "until 14:03:05 (about 2 min)", on this machine's clock: what the person watching reads. */
 export function until(epochMs: number): string {
   const at = new Date(epochMs).toTimeString().slice(0, 8);

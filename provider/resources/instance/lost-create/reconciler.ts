@@ -26,12 +26,20 @@
  * Each claimant hears, as it changes, what its outcome waits for and until when (progress.ts).
  */
 import { isTransientError, sleep, type Instance as CloudInstance } from "../../../../sdk";
-import type { ProviderContext } from "../../../framework/context";
+import { warn, type ProviderContext } from "../../../framework/context";
 import { messageOf } from "../../../framework/errors";
-import { describeDifference, matchesSpec, specDifferences, specKey, type CreateSpec } from "../create-spec";
+import {
+  describeDifference,
+  describeSpec,
+  matchesSpec,
+  specDifferences,
+  specKey,
+  type CreateSpec,
+} from "../create-spec";
 import type { InstanceReads, Walk } from "../reads";
 import { claim, claimPrefix, isClaimToken } from "./claim";
 import { maximumMatching } from "./matching";
+import type { CloudPace } from "./pace";
 import * as progress from "./progress";
 import type { TakenInstances } from "./taken";
 import { adoptionMs, claimMs, recoveryTiming, type RecoveryTiming } from "./timing";
@@ -44,8 +52,10 @@ export interface Claimant {
   window: CreateWindow;
   /** Its window comes from a state: what was listed before the call is known only in part. */
   earlierRun: boolean;
-  /** Epoch ms: from then, the call has been carried out or never will be. */
+  /** Epoch ms: from then, the call has been carried out or never will be (later if the cloud shows itself slower). */
   settledAt: number;
+  /** When the call was sent (epoch ms); undefined for a record of an earlier run. */
+  sentAt?: number;
   /** Then (epoch ms) the outcome is left unknown, unless an instance that appeared is still followed. */
   giveUpAt: number;
   /**
@@ -82,6 +92,8 @@ interface Entry {
   listingsSinceClosed: number;
   /** Once a candidate appeared: while one is listed, the outcome is not given up before this (epoch ms). */
   followUntil?: number;
+  /** A late watch that was ended then (epoch ms): it is decided on a listing begun from then. */
+  watchEndedAt?: number;
 }
 
 const byAge = (instances: CloudInstance[]) =>
@@ -95,6 +107,11 @@ function unmarked(instance: CloudInstance): boolean {
 }
 
 class Reconciler {
+  /** The timing model as it stands: the settings, and the pace the cloud has shown (it may slow down). */
+  private get timing(): RecoveryTiming {
+    return recoveryTiming(this.ctx.settings, this.pace.longestCommitMs);
+  }
+
   private readonly entries = new Set<Entry>();
   /** When each unmarked instance of the spec was first seen unmarked (epoch ms, as its listing ended). */
   private readonly firstSeen = new Map<string, number>();
@@ -106,9 +123,9 @@ class Reconciler {
   constructor(
     private readonly ctx: ProviderContext,
     private readonly spec: CreateSpec,
-    private readonly timing: RecoveryTiming,
     private readonly reads: InstanceReads,
     private readonly taken: TakenInstances,
+    private readonly pace: CloudPace,
   ) {}
 
   /** Resolves once the claimant's outcome is decided: adopted (claimed), not made, or unknown. */
@@ -184,11 +201,18 @@ class Reconciler {
 
   /** A consistent listing begun after a call settled closes that call's window (a late watch's never closes). */
   private closeWindows(walk: Walk, begun: number): void {
+    const t = this.timing;
     for (const entry of this.entries) {
       const { claimant } = entry;
+      // The cloud may have shown itself slower since the call went out: an open window waits for that.
+      if (claimant.sentAt !== undefined && !claimant.window.closed) {
+        claimant.settledAt = Math.max(claimant.settledAt, claimant.sentAt + t.settledAfterSendMs);
+        claimant.giveUpAt = Math.max(claimant.giveUpAt, claimant.settledAt);
+      }
       if (!claimant.window.closed && !claimant.lateWatch && begun >= claimant.settledAt)
         claimant.window = closedBy(claimant.window, walk.instances.values());
-      if (claimant.window.closed || claimant.lateWatch) entry.listingsSinceClosed++;
+      const watchEnded = entry.watchEndedAt !== undefined && begun >= entry.watchEndedAt;
+      if (claimant.window.closed || watchEnded) entry.listingsSinceClosed++;
     }
   }
 
@@ -341,14 +365,14 @@ class Reconciler {
     entry.claiming = uuid;
     this.claiming.add(uuid);
     const t = this.timing;
-    entry.claimant.progress?.(progress.claiming(uuid, Date.now() + claimMs(t)));
+    const now = Date.now();
+    entry.claimant.progress?.(progress.claiming(uuid, now + claimMs(t)));
     // Long enough for the claim's reads to ride out an outage past the give-up time: a claim under way
     // is finished rather than left with its token on the instance.
-    const deadline =
-      Math.max(entry.claimant.giveUpAt, Date.now()) +
-      t.claimWriteMs +
-      t.settledAfterSendMs +
-      t.rivalsLandedMs;
+    // A late watch under way has no give-up time yet: its claim gets the same time from now.
+    const giveUpAt = Number.isFinite(entry.claimant.giveUpAt) ? entry.claimant.giveUpAt : now;
+    const deadline = Math.max(giveUpAt, now) + t.claimWriteMs + t.settledAfterSendMs + t.rivalsLandedMs;
+    const seenAt = this.firstSeen.get(uuid);
     claim(this.ctx, uuid, entry.claimant.id, t, deadline)
       .then(
         (result) => {
@@ -356,7 +380,9 @@ class Reconciler {
           if (result.kind === "untitled") return;
           // Won, or someone else's (titled by its owner, claimed by another, or gone): never ours again.
           this.taken.mark(uuid);
-          if (result.kind === "won") this.finish(entry, { kind: "adopted", instance: result.instance });
+          if (result.kind !== "won") return;
+          if (entry.claimant.lateWatch) this.sawLateCommit(entry.claimant, uuid, seenAt);
+          this.finish(entry, { kind: "adopted", instance: result.instance });
         },
         (err: unknown) =>
           this.finish(
@@ -371,12 +397,41 @@ class Reconciler {
       .finally(() => this.claiming.delete(uuid));
   }
 
+  /**
+   * A late watch won an instance: the cloud carried a create call out after the model's bound. From the
+   * call's send to the listing that first showed the instance is how slow it can be; the model follows.
+   */
+  private sawLateCommit(claimant: Claimant, uuid: string, seenAt: number | undefined): void {
+    if (claimant.sentAt === undefined || seenAt === undefined) return;
+    const before = this.timing.settledAfterSendMs;
+    const tookMs = seenAt - claimant.sentAt;
+    if (!this.pace.sawCommitWithin(tookMs)) return;
+    warn(
+      `The cloud carried out a create call of ${describeSpec(this.spec)} up to ${progress.seconds(tookMs)} after it was sent ` +
+        `(instance ${uuid}), later than the ${progress.seconds(before)} the recovery of lost answers allows for ` +
+        `(3 x gpucloud:requestTimeoutMs). For the rest of this run it allows ${progress.seconds(this.timing.settledAfterSendMs)}; ` +
+        `raise gpucloud:requestTimeoutMs to at least ${Math.ceil(tookMs / 2)} ms so that the next runs do too.`,
+    );
+  }
+
+  /**
+   * Ends a late watch: it is decided on a listing begun from now (an instance that appeared by now is
+   * seen), and any instance it follows is followed to its end.
+   */
+  endWatch(claimant: Claimant): void {
+    const entry = [...this.entries].find((e) => e.claimant === claimant);
+    if (!entry) return;
+    entry.watchEndedAt = Date.now();
+    claimant.giveUpAt = entry.watchEndedAt;
+  }
+
   /** Why no entry without a claim under way can be decided this round; `failing`: the listing itself fails. */
   private note(reason: string, failing: boolean): void {
     for (const entry of this.entries) {
       if (entry.claiming !== undefined) continue;
       entry.reason = reason;
-      if (failing) entry.claimant.progress?.(progress.listingFails(reason, entry.claimant.giveUpAt));
+      if (failing && Number.isFinite(entry.claimant.giveUpAt))
+        entry.claimant.progress?.(progress.listingFails(reason, entry.claimant.giveUpAt));
     }
   }
 
@@ -421,13 +476,16 @@ class Reconciler {
 export class Reconcilers {
   private readonly bySpec = new Map<string, { api: unknown; reconciler: Reconciler }>();
 
-  constructor(private readonly taken: TakenInstances) {}
+  constructor(
+    private readonly taken: TakenInstances,
+    private readonly pace: CloudPace,
+  ) {}
 
   for(ctx: ProviderContext, spec: CreateSpec, reads: InstanceReads): Reconciler {
     const key = specKey(spec);
     const known = this.bySpec.get(key);
     if (known?.api === ctx.api) return known.reconciler;
-    const reconciler = new Reconciler(ctx, spec, recoveryTiming(ctx.settings), reads, this.taken);
+    const reconciler = new Reconciler(ctx, spec, reads, this.taken, this.pace);
     this.bySpec.set(key, { api: ctx.api, reconciler });
     return reconciler;
   }

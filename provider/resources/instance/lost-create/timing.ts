@@ -26,8 +26,12 @@
  * not listed before the call; no state of this process holds it; it was never seen titled (a title means
  * some deployer had its create answer, even if a person cleared it since); it stayed untitled for the
  * grace, so no live deployer that got its create answer will still title it; and this process wins the
- * claim on it, so no other deployer's recovery takes it too. Then it is this create's surplus, and it is
- * destroyed. One that cannot be settled that way is named in a failure, never passed over in silence.
+ * claim on it, so no other deployer's recovery takes it too. Then it is this create's: its instance when it
+ * has none yet, else surplus, and destroyed. One that cannot be settled that way is named in a failure,
+ * never passed over in silence. The watch begins as soon as the call is judged, so that a cloud far slower
+ * than the model is caught while the create still runs, and what it claimed tells this process how slow
+ * the cloud is (pace.ts): later recoveries of the run wait that long. What the cloud carries out after the
+ * create has ended is beyond any watch: `gpucloud-orphans` finds it.
  *
  * With `gpucloud:sharedAccount` false, no other deployer creates instances with the account, so nobody
  * else will title an instance of the spec and nobody else claims one: the grace and the wait for rival
@@ -101,8 +105,12 @@ export function modelRequestMs(settings: Pick<TimingSettings, "requestTimeoutMs"
   return local ? settings.requestTimeoutMs : Math.max(settings.requestTimeoutMs, REMOTE_FLOOR_MS);
 }
 
-export function recoveryTiming(settings: TimingSettings): RecoveryTiming {
-  const t = modelRequestMs(settings);
+/**
+ * The model's bounds. `longestCommitMs`: the slowest commit this process saw a cloud make (pace.ts); T is
+ * never below half of it, so a cloud that broke the model once is waited for long enough from then on.
+ */
+export function recoveryTiming(settings: TimingSettings, longestCommitMs = 0): RecoveryTiming {
+  const t = Math.max(modelRequestMs(settings), Math.ceil(longestCommitMs / 2));
   const shared = settings.sharedAccount ?? true;
   const settledAfterSendMs = LATE_COMMIT_T * t;
   const markWindowMs = MARK_WINDOW_T * t;
