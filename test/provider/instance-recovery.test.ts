@@ -4,7 +4,8 @@
  * writes to the engine's log, beside the resource):
  * - the progress of a lost answer: what it waits for, and until when;
  * - `gpucloud:sharedAccount false`: no wait for other deployers' titles;
- * - a mark the cloud will not write: the instance goes to the engine at once, and the next up writes it;
+ * - a mark the cloud will not write: after the mark window and one claim of its own, the instance goes to
+ *   the engine (ErrorResourceInitFailed, never a wait until the deadline), and the next up writes it;
  * - a title a person cleared while another stack's create lost its answer: never taken by that stack, and
  *   the same mark written back by refresh and up;
  * - a cloud that carries creates out later than the timing model allows: the late instance is caught and
@@ -101,7 +102,7 @@ describe.each(DOORS)("lost creates and marks, through the %s door", (door: Door)
         ),
         expect.stringMatching(
           new RegExp(
-            `^${lost} .*; claiming instance ${state.id}, which appeared untitled: decided until ${CLOCK}`,
+            `^${lost} .*; claiming instance ${state.id}, which appeared untitled: decided by ${CLOCK} at the latest\\.$`,
           ),
         ),
       ]),
@@ -128,7 +129,7 @@ describe.each(DOORS)("lost creates and marks, through the %s door", (door: Door)
     expect(titles()).toEqual({ [state.id]: "alone" });
   });
 
-  it("hands the engine an instance whose title the cloud will not write, at once, and the next up writes it", async () => {
+  it("hands the engine an instance whose title the cloud will not write after one claim of it, and the next up writes it", async () => {
     const h = await stack();
     const news = await named(h, "unmarked");
     w.emulator.faults.add({ path: TITLE, kind: "http_500", probability: 1 });

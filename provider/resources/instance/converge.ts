@@ -76,7 +76,9 @@ export async function converge(
   const plan = planConverge(cloud, olds, news);
   if (plan.setsTimer) await assertTimerAhead(ctx, plan.timer!);
   if (plan.rename !== undefined) {
-    if (isClaimToken(cloud.title)) throw beingClaimed(instanceUuid, cloud.title!);
+    // A token the state itself recorded is this stack's own claim, left when its mark could not be written.
+    if (isClaimToken(cloud.title) && cloud.title !== olds.title)
+      throw beingClaimed(instanceUuid, cloud.title!);
     if (olds.title === "" && cloud.title && cloud.title !== plan.rename)
       throw titledMeanwhile(instanceUuid, cloud.title, plan.rename);
     await api.instances.updateTitle(instanceUuid, plan.rename);

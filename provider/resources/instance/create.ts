@@ -35,6 +35,7 @@ import { pendingCreateError, unresolvedError } from "./lost-create/pending-recor
 import { releaseClaim } from "./lost-create/pending-resolution";
 import type { Claimant } from "./lost-create/reconciler";
 import { LateWatch } from "./lost-create/late-watch";
+import { sendingAgain, statusReporter } from "./lost-create/progress";
 import { openWindow } from "./lost-create/window";
 import { cleanUpLateArrivals, discardLateArrivals, keepOneLateArrival } from "./late-arrivals";
 import { markAnswered } from "./owner-mark";
@@ -145,7 +146,8 @@ async function makeMarkedInstance(
       },
     );
     if (marking.kind === "marked") return made;
-    if (marking.kind === "unwritten") throw keptUnmarked(inputs, made.instance, marking.cause);
+    if (marking.kind === "unwritten")
+      throw keptUnmarked(inputs, marking.seen ?? made.instance, marking.cause);
     if (marking.kind === "refused") {
       return destroyAfterFailure(
         ctx,
@@ -221,7 +223,9 @@ async function makeInstance(
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
     if (outcome.kind === "unknown") throw pendingCreateError(inputs, spec, sent.claimant, outcome);
     watch.watch(sent.claimant.window, sent.claimant.sentAt!);
-    if (Date.now() >= deadline) {
+    if (Date.now() < deadline) {
+      sent.claimant.progress?.(sendingAgain());
+    } else {
       const adopted = await keepOneLateArrival(ctx, inputs, watch);
       if (adopted) return { instance: adopted, claimed: true };
       const nearMisses = outcome.nearMisses.map((miss) => ` (${miss})`).join("");
@@ -301,21 +305,32 @@ function progressName(inputs: InstanceInputs): string {
     : `an untitled instance of ${describeSpec(specOf(inputs))}`;
 }
 
-/** What the person running `pulumi up` reads while a lost answer of this create is settled. */
+/**
+ * What the person running `pulumi up` reads while a lost answer of this create is settled: said again
+ * only when the status changes, not as its countdown runs.
+ */
 function lostAnswerProgress(
   ctx: ProviderContext,
   inputs: InstanceInputs,
   lost: Error,
 ): (status: string) => void {
-  return (status) =>
-    ctx.progress(
-      `Creating ${progressName(inputs)}: the answer to the create call was lost (${lost.message}); ${status}.`,
-    );
+  return statusReporter(
+    ctx.progress,
+    `Creating ${progressName(inputs)}: the answer to the create call was lost (${howLost(lost)}); `,
+  );
 }
 
 /** What the person running `pulumi up` reads while the late watch of this create looks. */
 function lateWatchProgress(ctx: ProviderContext, inputs: InstanceInputs): (status: string) => void {
-  return (status) => ctx.progress(`Creating ${progressName(inputs)}: ${status}.`);
+  return statusReporter(ctx.progress, `Creating ${progressName(inputs)}: `);
+}
+
+/** How an answer was lost, in the SDK's words without its advice to SDK users ("the connection was dropped ..."). */
+function howLost(lost: Error): string {
+  return (
+    /the request was sent but (.*?), so it may or may not have been carried out/.exec(lost.message)?.[1] ??
+    lost.message
+  );
 }
 
 /**

@@ -40,18 +40,22 @@ export async function cleanUpLateArrivals(
 
 /**
  * The late watch of a create that failed: what it claimed bills for nothing and is destroyed; what it
- * could not settle is named in a warning, since the create's own failure is what the engine reports.
+ * could not settle is named in a warning, since the create's own failure is what the engine reports. A
+ * cancelled create does not keep the person waiting for it: the watch ends in the background.
  */
 export async function discardLateArrivals(
   ctx: ProviderContext,
   inputs: InstanceInputs,
   watch: LateWatch,
 ): Promise<void> {
-  const late = await watch.end();
-  for (const surplus of late.claimed)
-    await destroySurplus(ctx, inputs, surplus).catch((err: Error) => warn(err.message));
-  if (late.unsettled.length > 0)
-    warn(`After this failed create of ${describeSpec(specOf(inputs))}: ${lateArrivalsText(ctx, late)}`);
+  const ended = watch.end().then(async (late) => {
+    for (const surplus of late.claimed)
+      await destroySurplus(ctx, inputs, surplus).catch((err: Error) => warn(err.message));
+    if (late.unsettled.length > 0)
+      warn(`After this failed create of ${describeSpec(specOf(inputs))}: ${lateArrivalsText(ctx, late)}`);
+  });
+  if (ctx.signal?.aborted) void ended;
+  else await ended;
 }
 
 /**

@@ -7,16 +7,20 @@
  * empty title turns the mark off, and with it that protection.
  *
  * The creator sends its mark within the mark window after the answer, and a mark sent then lands before
- * any other deployer's recovery may claim the instance. A mark not confirmed in the window is read back
- * at once: there, or the instance titled by someone else (then it is theirs, and this create makes
- * another), or still untitled. An instance whose mark cannot be written yet is still this create's: it is
- * handed to the engine at once (create-failures.ts: keptUnmarked) and the next `pulumi up` writes the
- * mark, as it repairs any title that is not what the program declares. A title the cloud refuses outright
- * will never be written, so that instance is given up (destroyed), and the refusal names the title.
+ * any other deployer's recovery may claim the instance. A mark not confirmed in the window is read back:
+ * there, or the instance titled by someone else (then it is theirs, and this create makes another), or
+ * still untitled. Still untitled, the creator claims it once, like any deployer would
+ * (lost-create/claim.ts): won, it writes the mark; lost, the instance is someone else's. A claim whose own
+ * writes do not land either leaves the instance still this create's: it is handed to the engine
+ * (create-failures.ts: keptUnmarked) and the next `pulumi up` writes the mark, as it repairs any title
+ * that is not what the program declares. A title the cloud refuses outright will never be written, so
+ * that instance is given up (destroyed), and the refusal names the title.
  */
 import { BusinessError, InputValidationError, type Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
-import { readNow } from "./lost-create/claim";
+import { claim, newClaimantId, readNow } from "./lost-create/claim";
+import { releaseClaim } from "./lost-create/pending-resolution";
+import { claimMs } from "./lost-create/timing";
 import { instanceTiming } from "./memory";
 
 export type Marking =
@@ -24,8 +28,11 @@ export type Marking =
   | { kind: "marked" }
   /** The instance is no longer this create's: titled by someone else, or gone. */
   | { kind: "lost"; why: string }
-  /** The mark could not be written yet: the instance is this create's, untitled for now. */
-  | { kind: "unwritten"; cause: unknown }
+  /**
+   * The mark could not be written yet: the instance is this create's, untitled for now (or bearing the
+   * creator's own claim token: `seen` is then the instance as it was last read).
+   */
+  | { kind: "unwritten"; cause: unknown; seen?: CloudInstance }
   /** The cloud refused the title itself: no write of it will ever land. */
   | { kind: "refused"; cause: Error };
 
@@ -64,5 +71,24 @@ export async function markAnswered(
   // Refused, and the instance is there and untitled: it is the title the cloud will not take.
   if (failure instanceof BusinessError || failure instanceof InputValidationError)
     return { kind: "refused", cause: failure };
-  return { kind: "unwritten", cause: failure };
+  return claimOwn(ctx, uuid, mark, failure, deadline);
+}
+
+/** One claim of the creator's own instance, its mark unwritten (see above); never a loop of them. */
+async function claimOwn(
+  ctx: ProviderContext,
+  uuid: string,
+  mark: string,
+  failure: unknown,
+  deadline: number,
+): Promise<Marking> {
+  const timing = instanceTiming(ctx);
+  const claimDeadline = Math.min(deadline, Date.now() + claimMs(timing));
+  const claimed = await claim(ctx, uuid, newClaimantId(), timing, claimDeadline).catch(() => undefined);
+  if (claimed?.kind === "lost") return { kind: "lost", why: "another deployer's recovery claimed it first" };
+  if (claimed?.kind !== "won") return { kind: "unwritten", cause: failure };
+  return releaseClaim(ctx, uuid, mark).then(
+    (): Marking => ({ kind: "marked" }),
+    (err: unknown): Marking => ({ kind: "unwritten", cause: err, seen: claimed.instance }),
+  );
 }

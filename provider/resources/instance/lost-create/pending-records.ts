@@ -9,6 +9,7 @@ import type { ProviderContext } from "../../../framework/context";
 import { specKey, type CreateSpec } from "../create-spec";
 import { pendingRecordOf, recordWindow, type PendingRecord } from "./pending-record";
 import type { Outcome, Reconciler } from "./reconciler";
+import { statusReporter } from "./progress";
 import { adoptionMs, type RecoveryTiming } from "./timing";
 import { inWindow } from "./window";
 
@@ -100,6 +101,7 @@ export class PendingRecords {
         settledAt: now,
         // A candidate first seen now gets its grace and its claim, with a few rounds between.
         giveUpAt: Math.max(deadline, now + adoptionMs(this.timingOf(ctx))),
+        progress: statusReporter(ctx.progress, `Resolving the pending create ${record.id}: `),
       });
       this.resolutions.set(record.id, resolution);
       // Undecided is not an answer to keep: a later operation of this process (a person may have titled

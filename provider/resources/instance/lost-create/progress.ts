@@ -10,10 +10,29 @@ export function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
-/** "until 14:03:05 (about 2 min)", on this machine's clock: what the person watching reads. */
+/** "14:03:05", on this machine's clock: what the person watching reads. */
+function clock(epochMs: number): string {
+  return new Date(epochMs).toTimeString().slice(0, 8);
+}
+
+/** "until 14:03:05 (about 2 min)". */
 export function until(epochMs: number): string {
-  const at = new Date(epochMs).toTimeString().slice(0, 8);
-  return `until ${at} (about ${formatWait(Math.max(0, epochMs - Date.now()))})`;
+  return `until ${clock(epochMs)} (about ${formatWait(Math.max(0, epochMs - Date.now()))})`;
+}
+
+/**
+ * Reports `prefix` and each status to `report`, only when it says something new: a status whose only
+ * change is its "(about ...)" countdown is not said again every round.
+ */
+export function statusReporter(report: (message: string) => void, prefix: string): (status: string) => void {
+  let last: string | undefined;
+  return (status) => {
+    const message = `${prefix}${status}.`;
+    const said = message.replace(/ \(about [^)]*\)/g, "");
+    if (said === last) return;
+    last = said;
+    report(message);
+  };
 }
 
 /** The call may still be carried out, so absence cannot be told yet. */
@@ -28,12 +47,17 @@ export function awaitingSettle(settledAt: number): string {
 export function awaitingGrace(uuids: string[], graceEnds: number, claimTakes: number): string {
   return (
     `instance ${uuids.join(", ")} appeared untitled; it is claimed once no other deployer that got its create ` +
-    `answer can still title it, ${until(graceEnds)}, and the claim is decided about ${formatWait(claimTakes)} after that`
+    `answer can still title it, ${until(graceEnds)}, and a claim takes up to ${formatWait(claimTakes)}`
   );
 }
 
 export function claiming(uuid: string, decidedBy: number): string {
-  return `claiming instance ${uuid}, which appeared untitled: decided ${until(decidedBy)}`;
+  return `claiming instance ${uuid}, which appeared untitled: decided by ${clock(decidedBy)} at the latest`;
+}
+
+/** Nothing was made, so the create is sent again. */
+export function sendingAgain(): string {
+  return "the instance list shows it made nothing (the call can no longer be carried out); sending the create again";
 }
 
 export function listingFails(why: string, giveUpAt: number): string {

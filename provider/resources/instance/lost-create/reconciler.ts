@@ -90,8 +90,6 @@ interface Entry {
   candidates: CloudInstance[];
   /** Consistent listings read since its window closed (a late watch's: since it began): the absence rule needs two. */
   listingsSinceClosed: number;
-  /** Once a candidate appeared: while one is listed, the outcome is not given up before this (epoch ms). */
-  followUntil?: number;
   /** A late watch that was ended then (epoch ms): it is decided on a listing begun from then. */
   watchEndedAt?: number;
 }
@@ -138,9 +136,8 @@ class Reconciler {
         candidates: [],
         listingsSinceClosed: 0,
       });
-      claimant.progress?.(
-        claimant.lateWatch ? progress.watchingLate() : progress.awaitingSettle(claimant.settledAt),
-      );
+      if (!claimant.lateWatch && Date.now() < claimant.settledAt)
+        claimant.progress?.(progress.awaitingSettle(claimant.settledAt));
       if (!this.running) void this.run();
     });
   }
@@ -226,9 +223,6 @@ class Reconciler {
       if (own && !this.claiming.has(own.instance_uuid)) this.startClaim(entry, own);
     }
     const unclaimed = free.filter((e) => e.claiming === undefined);
-    for (const entry of unclaimed) {
-      if (entry.candidates.length > 0) entry.followUntil ??= now + adoptionMs(this.timing);
-    }
     const eligible = [...walk.instances.values()].filter(
       (i) => !this.claiming.has(i.instance_uuid) && this.pastGrace(i, now) && !i.title,
     );
@@ -443,9 +437,11 @@ class Reconciler {
    */
   private giveUpDue(listingsWork: boolean): void {
     const now = Date.now();
+    // A late watch rides out a listing that fails or shifts while it follows an instance: it ends on a listing.
     const due = (e: Entry) =>
       e.claiming === undefined &&
-      now >= Math.max(e.claimant.giveUpAt, (listingsWork && e.candidates.length > 0 && e.followUntil) || 0) &&
+      now >=
+        Math.max(e.claimant.giveUpAt, this.followedUntil(e, listingsWork || e.claimant.lateWatch === true)) &&
       (!listingsWork || e.listingsSinceClosed >= (e.claimant.lateWatch ? 1 : 2));
     for (const entry of [...this.entries].filter(due)) {
       // A late watch that listed and saw nothing of the spec it could take: nothing came late.
@@ -453,6 +449,17 @@ class Reconciler {
         this.finish(entry, { kind: "not-made", nearMisses: [] });
       else this.finish(entry, this.unknown(entry.claimant, entry.reason, entry.candidates));
     }
+  }
+
+  /**
+   * Until when the entry still follows the instances it could be owed (epoch ms; 0 when none): each gets
+   * its grace and its claim from when this process first saw it, however late it appeared.
+   */
+  private followedUntil(entry: Entry, following: boolean): number {
+    if (!following) return 0;
+    const adoption = adoptionMs(this.timing);
+    const seen = entry.candidates.map((c) => this.firstSeen.get(c.instance_uuid) ?? Date.now());
+    return Math.max(0, ...seen.map((at) => at + adoption));
   }
 
   private giveUp(entries: Entry[], reason: string): void {
