@@ -7,7 +7,8 @@
  * empty title turns the mark off, and with it that protection.
  *
  * The creator sends its mark within the mark window after the answer, and a mark sent then lands before
- * any other deployer's recovery may claim the instance. A mark not confirmed in the window is read back:
+ * any other deployer's recovery may claim the instance. A mark not confirmed in the window is read back
+ * once every attempt has settled:
  * there, or the instance titled by someone else (then it is theirs, and this create makes another), or
  * still untitled. Still untitled, the creator claims it once, like any deployer would
  * (lost-create/claim.ts): won, it writes the mark; lost, the instance is someone else's. A claim whose own
@@ -16,7 +17,7 @@
  * that is not what the program declares. A title the cloud refuses outright will never be written, so
  * that instance is given up (destroyed), and the refusal names the title.
  */
-import { BusinessError, InputValidationError, type Instance as CloudInstance } from "../../../sdk";
+import { BusinessError, InputValidationError, sleep, type Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { claim, newClaimantId, readNow } from "./lost-create/claim";
 import { releaseClaim } from "./lost-create/pending-resolution";
@@ -56,6 +57,9 @@ export async function markAnswered(
     (err: unknown) => err,
   );
   if (failure === undefined) return { kind: "marked" };
+  // Every attempt sent in the window has been carried out, or never will be, by then: a read sooner could
+  // miss a mark still in flight, and a claim over it would take this create's own instance for another's.
+  await sleep(windowEnds + timing.settledAfterSendMs - Date.now(), ctx.signal);
   // A read's own attempts may take a request timeout each: one read, then the instance goes to the engine.
   const seen = await readNow(ctx, uuid, timing, Math.min(deadline, Date.now() + 2 * timing.requestMs)).catch(
     (err: unknown) => ({ unreadable: err }),
@@ -85,7 +89,12 @@ async function claimOwn(
   const timing = instanceTiming(ctx);
   const claimDeadline = Math.min(deadline, Date.now() + claimMs(timing));
   const claimed = await claim(ctx, uuid, newClaimantId(), timing, claimDeadline).catch(() => undefined);
-  if (claimed?.kind === "lost") return { kind: "lost", why: "another deployer's recovery claimed it first" };
+  if (claimed?.kind === "lost") {
+    // A mark of ours carried out later than the model allows is what the claim met: the instance is ours.
+    const after = await readNow(ctx, uuid, timing, claimDeadline).catch(() => undefined);
+    if (after?.title === mark) return { kind: "marked" };
+    return { kind: "lost", why: "another deployer's recovery claimed it first" };
+  }
   if (claimed?.kind !== "won") return { kind: "unwritten", cause: failure };
   return releaseClaim(ctx, uuid, mark).then(
     (): Marking => ({ kind: "marked" }),
