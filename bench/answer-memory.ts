@@ -3,7 +3,9 @@
  * answers with a body that never ends (chunked, or under a Content-Length of 900 MB it never reaches);
  * a client in a child process, so that its memory is its own, reads it with a cap (maxResponseBytes)
  * and reports how it failed, how long that took and its peak memory. Before the cap the same endless
- * body took a client to 4.1 GB in 5 s.
+ * body took a client to 4.1 GB in 5 s. The gzip variants send the body compressed, with
+ * Content-Encoding: gzip: the cap holds for what the client decodes (an endless gzip stream is a gzip
+ * bomb without end).
  *   node dist/bench/answer-memory.js [--out bench/answer-memory.json]
  */
 import { fork } from "node:child_process";
@@ -11,6 +13,7 @@ import * as fs from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import { createGzip } from "node:zlib";
 import { DEFAULT_MAX_RESPONSE_BYTES, GpuCloudClient } from "../sdk";
 
 const MIB = 1024 * 1024;
@@ -49,12 +52,48 @@ export function endlessBody(
 }
 
 /** A success of `bytes` in all, its data padded: the largest answer a cap lets through, read whole. */
-function wholeBody(res: ServerResponse, bytes: number): Promise<number> {
+function paddedSuccess(bytes: number): string {
   const tail = '","balance":1,"card_balance":0}}';
-  const body = ENDLESS_HEAD + "x".repeat(bytes - ENDLESS_HEAD.length - tail.length) + tail;
+  return ENDLESS_HEAD + "x".repeat(bytes - ENDLESS_HEAD.length - tail.length) + tail;
+}
+
+function wholeBody(res: ServerResponse, bytes: number): Promise<number> {
+  const body = paddedSuccess(bytes);
   res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
   res.end(body);
   return Promise.resolve(body.length);
+}
+
+/**
+ * A padded success of `bytes`, or one without end, gzip-compressed with Content-Encoding: gzip. Resolves
+ * with the bytes fed to the compressor (what the client would decode) once the answer is over.
+ */
+function gzipBody(res: ServerResponse, bytes?: number): Promise<number> {
+  res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+  const gzip = createGzip();
+  gzip.pipe(res);
+  let fed = 0;
+  const write = (chunk: Buffer | string): boolean => {
+    fed += Buffer.byteLength(chunk);
+    return gzip.write(chunk);
+  };
+  return new Promise((resolve) => {
+    res.once("close", () => {
+      gzip.destroy();
+      resolve(fed);
+    });
+    if (bytes !== undefined) {
+      write(paddedSuccess(bytes));
+      gzip.end();
+      return;
+    }
+    const pump = (): void => {
+      while (!res.destroyed && write(ENDLESS_CHUNK));
+      if (!res.destroyed) gzip.once("drain", pump);
+    };
+    write(ENDLESS_HEAD);
+    pump();
+  });
 }
 
 interface Variant {
@@ -65,6 +104,8 @@ interface Variant {
   announce?: number;
   /** A whole answer of this many bytes instead of an endless one. */
   whole?: number;
+  /** Sent gzip-compressed, with Content-Encoding: gzip. */
+  gzip?: boolean;
 }
 
 const VARIANTS: Variant[] = [
@@ -73,6 +114,8 @@ const VARIANTS: Variant[] = [
   { name: "endless, cap 16 MiB", cap: 16 * MIB },
   { name: "endless, cap 256 MiB", cap: 256 * MIB },
   { name: "900 MB announced, default cap", announce: 900 * MIB },
+  { name: "60 MiB answer gzipped, read whole", whole: 60 * MIB, gzip: true },
+  { name: "endless gzip (a bomb), default cap", gzip: true },
 ];
 
 /** What the client process reports of one call. */
@@ -137,10 +180,9 @@ async function runVariant(variant: Variant): Promise<Figure> {
   let served: Promise<number> = Promise.resolve(0);
   const server = createServer((req, res) => {
     req.resume();
-    served =
-      variant.whole === undefined
-        ? endlessBody(res, { announce: variant.announce })
-        : wholeBody(res, variant.whole);
+    if (variant.gzip) served = gzipBody(res, variant.whole);
+    else if (variant.whole !== undefined) served = wholeBody(res, variant.whole);
+    else served = endlessBody(res, { announce: variant.announce });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -113,7 +113,8 @@ export async function engineRun(door: DoorName, n: number, pace: Pace): Promise<
   }
 }
 
-async function measured(
+/** One operation of `stack`, with the API calls `cloud` logged for it and its wall time. */
+export async function measured(
   stack: Stack,
   operation: EngineOperation,
   cloud: BenchCloud,

@@ -206,17 +206,17 @@ const IN_PROCESS: Record<EngineOperation, string> = {
 
 const READS: readonly EngineOperation[] = ["refresh", "preview --refresh"];
 
-function listCalls(r: EngineRecord): number {
+export function listCalls(r: EngineRecord): number {
   return r.byEndpoint["GET /instance/list"] ?? 0;
 }
 
-function writes(r: EngineRecord): number {
+export function writes(r: EngineRecord): number {
   return Object.entries(r.byEndpoint)
     .filter(([endpoint]) => endpoint.startsWith("POST "))
     .reduce((sum, [, calls]) => sum + calls, 0);
 }
 
-function aligned(header: string[], rows: string[][]): string[] {
+export function aligned(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   return [
     pad(header, widths),

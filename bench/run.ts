@@ -3,7 +3,7 @@
  * baseline, side by side in this process; then the fleet program's lifecycle through the engine's path
  * with either front door (bench/engine.ts); a table on stdout and bench/results.json.
  *   node dist/bench/run.js [--n 10,100,500] [--rate-limit 0,10] [--scenarios create,refresh,preview,destroy]
- *                          [--engine-n 100,500] [--doors dynamic,native]
+ *                          [--engine-n 100,500] [--doors dynamic,native] [--fleet-n 500] [--fleet-rounds 3]
  *                          [--smoke] [--full] [--out bench/results.json]
  * --smoke is the quick variant CI runs: N=10, both rate-limit settings, the engine's path at N=2, short figures.
  * Without --full, create and destroy of 500 under a rate limit are left out: at 10 requests per second
@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { BENCH_PACE, SMOKE_PACE, type Pace } from "./cloud";
 import { DOORS, ENGINE_VIA, engineRun, type DoorName, type EngineRecord, type EngineRun } from "./engine";
 import { checkMs, emulatorThroughput, parallelCreate, serializedProvider } from "./figures";
+import { fleetComparison, fleetTable, fleetTargets, type FleetComparison } from "./fleet-component";
 import { engineTable, summaryText, table, targets, type Summary, type TargetResult } from "./report";
 import { runScenario, SCENARIOS, SCENARIO_TITLES, type RunRecord, type ScenarioName } from "./scenarios";
 import { SUBJECTS } from "./subjects";
@@ -33,9 +34,14 @@ export interface BenchOptions {
   /** Instances (each with a policy) of the lifecycles through the engine's path; empty: none. */
   engineN: number[];
   doors: DoorName[];
+  /** Sizes of the Fleet compared with the same fleet declared by hand (bench/fleet-component.ts); empty: none. */
+  fleetN: number[];
+  /** How many times each of the two is run; the fastest counts. */
+  fleetRounds: number;
   /** Called after each run, for progress on stderr. */
   onRecord?: (record: RunRecord) => void;
   onEngineRecord?: (record: EngineRecord) => void;
+  onFleetRecord?: (declared: string, record: EngineRecord) => void;
 }
 
 export interface BenchResults {
@@ -49,6 +55,8 @@ export interface BenchResults {
   records: RunRecord[];
   /** The fleet program's lifecycle through the engine's path, per door and N. */
   engine: EngineRun[];
+  /** A Fleet against the same fleet declared by hand, per door and N. */
+  fleet: FleetComparison[];
   /** Runs left out (see --full). */
   skipped: string[];
   summary: Summary;
@@ -64,6 +72,16 @@ export const VIA =
 
 export async function runBench(options: BenchOptions): Promise<BenchResults> {
   const started = performance.now();
+  // First: the in-process scenarios configure this process's providers, whose settings its programs'
+  // data sources (the Fleet's price) would then read before their stack's config.
+  const fleet: FleetComparison[] = [];
+  for (const n of options.fleetN) {
+    for (const door of options.doors) {
+      fleet.push(
+        ...(await fleetComparison(door, n, options.pace, options.fleetRounds, options.onFleetRecord)),
+      );
+    }
+  }
   const records: RunRecord[] = [];
   const skipped: string[] = [];
   for (const rateLimit of options.rateLimits) {
@@ -105,9 +123,10 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     },
     records,
     engine,
+    fleet,
     skipped,
     summary,
-    targets: targets(records, engine, summary, options.pace.pollIntervalMs),
+    targets: [...targets(records, engine, summary, options.pace.pollIntervalMs), ...fleetTargets(fleet)],
     totalMs: Math.round(performance.now() - started),
   };
 }
@@ -128,6 +147,8 @@ function options(argv: string[]): BenchOptions & { out: string } {
       smoke: { type: "boolean", default: false },
       full: { type: "boolean", default: false },
       "engine-n": { type: "string" },
+      "fleet-n": { type: "string" },
+      "fleet-rounds": { type: "string" },
       doors: { type: "string" },
       out: { type: "string", default: path.join("bench", "results.json") },
     },
@@ -144,9 +165,14 @@ function options(argv: string[]): BenchOptions & { out: string } {
   const rateLimits = numbers(values["rate-limit"] ?? "0,10");
   const engineText = values["engine-n"] ?? (values.smoke ? "2" : "100,500");
   const engineN = engineText === "" ? [] : numbers(engineText);
-  if ([...n, ...rateLimits, ...engineN].some((v) => !Number.isInteger(v) || v < 0)) {
+  const fleetText = values["fleet-n"] ?? (values.smoke ? "2" : "500");
+  const fleetN = fleetText === "" ? [] : numbers(fleetText);
+  const fleetRounds = numbers(values["fleet-rounds"] ?? (values.smoke ? "1" : "3"));
+  if (
+    [...n, ...rateLimits, ...engineN, ...fleetN, ...fleetRounds].some((v) => !Number.isInteger(v) || v < 0)
+  ) {
     throw new Error(
-      "--n, --rate-limit and --engine-n take comma-separated non-negative integers, e.g. --n 10,100",
+      "--n, --rate-limit, --engine-n, --fleet-n and --fleet-rounds take comma-separated non-negative integers, e.g. --n 10,100",
     );
   }
   return {
@@ -159,6 +185,8 @@ function options(argv: string[]): BenchOptions & { out: string } {
     parallelCreateN: values.smoke ? 4 : 100,
     engineN,
     doors,
+    fleetN,
+    fleetRounds: Math.max(1, fleetRounds[0]),
     out: values.out,
   };
 }
@@ -172,6 +200,10 @@ async function main(): Promise<void> {
       console.error(
         `  ${SCENARIO_TITLES[r.scenario]}, N=${r.n}, rate limit ${r.rateLimit}, ${r.subject}: ${r.apiCalls} calls, ${r.http429} 429s, ${r.wallMs} ms${r.error ? ` FAILED: ${r.error}` : ""}`,
       ),
+    onFleetRecord: (declared, r) =>
+      console.error(
+        `  fleet ${declared}, ${r.operation}, N=${r.n}, ${r.door} door: ${r.apiCalls} calls, ${r.wallMs} ms${r.error ? ` FAILED: ${r.error}` : ""}`,
+      ),
     onEngineRecord: (r) =>
       console.error(
         `  engine's path, ${r.operation}, N=${r.n} + ${r.n} policies, ${r.door} door: ${r.apiCalls} calls, ${r.wallMs} ms${r.error ? ` FAILED: ${r.error}` : ""}`,
@@ -181,6 +213,10 @@ async function main(): Promise<void> {
   console.log();
   if (results.engine.length > 0) {
     console.log(engineTable(results.engine, results.records));
+    console.log();
+  }
+  if (results.fleet.length > 0) {
+    console.log(fleetTable(results.fleet));
     console.log();
   }
   console.log(summaryText(results.summary, results.targets));

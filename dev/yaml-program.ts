@@ -5,6 +5,8 @@
  * `config` (declared type and default, read as `<project>:<name>`), `variables` with `fn::invoke`
  * (function, arguments, return), `resources` of the package (type and properties), `outputs`, and
  * `${name.path}` references, whole or inside text; anything else is refused by name, never guessed at.
+ * A component type (the schema's `isComponent`, a Fleet) registers as a remote component, as Pulumi YAML
+ * registers it, once the harness runs the program through the plugin, which then constructs it.
  */
 import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
@@ -112,11 +114,12 @@ class YamlRun {
     const [name, ...steps] = path.split(/\.|\[(\d+)\]/).filter((s) => s !== undefined && s !== "");
     const start = this.value(name);
     if (steps.length === 0) return start;
-    // A resource's outputs are its properties; anything else is an Output (or a plain value) to look into.
+    // A resource's outputs (a component's too) are its properties; anything else is an Output (or a plain
+    // value) to look into.
     const [first, ...rest] = steps;
     const get = (v: unknown, step: string) => (v as Record<string, unknown>)[step];
     let output: pulumi.Output<unknown> =
-      start instanceof pulumi.CustomResource
+      start instanceof pulumi.Resource
         ? (get(start, first) as pulumi.Output<unknown>)
         : (pulumi.output(start) as pulumi.Output<unknown>).apply((v) => get(v, first));
     for (const step of rest) output = output.apply((v) => get(v, step));

@@ -10,6 +10,7 @@ import { ADMIN_BASE, API_BASE, BODY_LIMIT, type EmulatorControls } from "./core/
 import { bearerKey, fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
 import { errorStatusMode, installErrorHandling, sendError } from "./core/envelope";
+import { isAnswerFault, rewriteAnswer, type AnswerFaultKind } from "./core/answer-faults";
 import { altError, ApiError, notLoggedIn, rateLimited, systemError } from "./core/errors";
 import { FaultTable } from "./core/faults";
 import { newId } from "./core/ids";
@@ -55,6 +56,8 @@ declare module "fastify" {
     failAfterCommit?: boolean;
     /** late_commit: how long to hold the request before carrying it out. */
     holdMs?: number;
+    /** A fault that carries the call out, then changes its answer (core/answer-faults.ts). */
+    answerFault?: AnswerFaultKind;
   }
   interface FastifyContextConfig {
     // Public routes: docs/design/cloud-api.md#authentication.
@@ -382,6 +385,8 @@ export class Emulator implements EmulatorControls {
       if (request.method !== "GET" && request.method !== "HEAD")
         answer = await this.settleBeforeAnswer(reply, answer);
       if (request.failAfterCommit) answer = errorAnswer(reply, systemError());
+      if (request.answerFault && typeof answer === "string")
+        answer = faultyAnswer(reply, request.answerFault, answer);
       reply.header("date", new Date(this.clock.now() * 1000).toUTCString());
       if (request.dropAfterCommit) request.raw.socket.destroy();
       return answer;
@@ -458,6 +463,8 @@ export class Emulator implements EmulatorControls {
       case "late_commit":
         request.holdMs = fault.ms;
         break;
+      default:
+        if (fault && isAnswerFault(fault.kind)) request.answerFault = fault.kind;
     }
     // Only accepted keys are counted as themselves; anything else counts against the client's address.
     const caller = this.keys.accepted(key);
@@ -489,6 +496,14 @@ export class Emulator implements EmulatorControls {
 function errorAnswer(reply: FastifyReply, failure: ApiError): string {
   reply.code(failure.status).header("content-type", "application/json; charset=utf-8");
   return JSON.stringify(failure.body());
+}
+
+/** The answer being sent as an answer fault changes it. */
+function faultyAnswer(reply: FastifyReply, kind: AnswerFaultKind, payload: string): string | Buffer {
+  const { status, headers, body } = rewriteAnswer(kind, payload);
+  if (status !== undefined) reply.code(status);
+  reply.headers(headers);
+  return body;
 }
 
 /** A hold that does not keep the process alive: a request held when the emulator closes just ends. */

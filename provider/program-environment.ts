@@ -4,14 +4,19 @@
  * `pulumi-gpucloud/testing` runs a program inside the caller's process with its own `env`, and enters it
  * here for as long as the program runs, so that its data sources see what the provider process sees.
  *
+ * It also says who makes the program's component resources' children: the program itself, as under the
+ * CLI, or the native plugin's Construct, when the harness plays a program whose package is the plugin's.
+ *
  * Kept on a global symbol: the harness and the program may load two copies of this package. The newest
  * program still running decides; only when none is does this process's own environment apply.
  */
 const KEY = Symbol.for("pulumi-gpucloud.programEnvironments");
 /** The data-source calls under way in an entered environment (see trackProgramWork). */
 const WORK = Symbol.for("pulumi-gpucloud.programWork");
+/** Set in an environment whose program's components are constructed by the native plugin. */
+const BY_PLUGIN = Symbol.for("pulumi-gpucloud.componentsByPlugin");
 
-type Entry = NodeJS.ProcessEnv & { [WORK]?: Set<Promise<unknown>> };
+type Entry = NodeJS.ProcessEnv & { [WORK]?: Set<Promise<unknown>>; [BY_PLUGIN]?: boolean };
 type Holder = { [KEY]?: Entry[] };
 
 function running(): Entry[] {
@@ -23,6 +28,11 @@ export function programEnvironment(): NodeJS.ProcessEnv {
   return running().at(-1) ?? process.env;
 }
 
+/** Whether the running program's components are constructed by the native plugin (never under the CLI). */
+export function componentsConstructedByPlugin(): boolean {
+  return (running().at(-1) as Entry | undefined)?.[BY_PLUGIN] === true;
+}
+
 /** An entered environment: `leave()` once its program has settled; `work()` settles with its data-source calls. */
 export interface EnteredEnvironment {
   leave(): void;
@@ -30,10 +40,18 @@ export interface EnteredEnvironment {
   work(): Promise<void>;
 }
 
-/** Makes `env` the program's environment until `leave()` (once its program has settled). */
-export function enterProgramEnvironment(env: NodeJS.ProcessEnv): EnteredEnvironment {
+/**
+ * Makes `env` the program's environment until `leave()` (once its program has settled). With
+ * `componentsByPlugin`, the program's components register as remote ones, which the engine has the native
+ * plugin construct, as a program written against the plugin's own SDK does.
+ */
+export function enterProgramEnvironment(
+  env: NodeJS.ProcessEnv,
+  options: { componentsByPlugin?: boolean } = {},
+): EnteredEnvironment {
   const entry: Entry = { ...env };
   Object.defineProperty(entry, WORK, { value: new Set<Promise<unknown>>(), enumerable: false });
+  Object.defineProperty(entry, BY_PLUGIN, { value: options.componentsByPlugin === true, enumerable: false });
   running().push(entry);
   return {
     leave: () => {

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
-import { int, listOf } from "./zod-helpers";
+import { int, listOf, whenSet } from "./zod-helpers";
 
 export const BalanceSchema = z.looseObject({
   balance: z.number(),
@@ -12,8 +12,8 @@ export type Balance = z.infer<typeof BalanceSchema>;
 
 export const RechargeSchema = z.looseObject({
   amount: z.number(),
-  trade_time: int.optional().describe("order time"),
-  pay_time: int.optional(),
+  trade_time: whenSet(int).describe("order time"),
+  pay_time: whenSet(int),
   trade_number: z.string().describe("order number"),
 });
 export type Recharge = z.infer<typeof RechargeSchema>;
@@ -25,12 +25,12 @@ const numberOrString = z.union([z.number(), z.string()]);
 
 // Bill fields are not shown (docs/design/cloud-api.md#account), so every field is optional and loosely typed.
 export const BillSchema = z.looseObject({
-  bill_id: z.string().optional(),
-  instance_uuid: z.string().optional(),
-  amount: numberOrString.optional(),
-  start_time: numberOrString.optional(),
-  end_time: numberOrString.optional(),
-  kind: z.string().optional(),
+  bill_id: whenSet(z.string()),
+  instance_uuid: whenSet(z.string()),
+  amount: whenSet(numberOrString),
+  start_time: whenSet(numberOrString),
+  end_time: whenSet(numberOrString),
+  kind: whenSet(z.string()),
 });
 export type Bill = z.infer<typeof BillSchema>;
 
@@ -41,7 +41,7 @@ export const BillListSchema = z
     bill_list: listOf(BillSchema).optional(),
     items: listOf(BillSchema).optional(),
     list: listOf(BillSchema).optional(),
-    total: int.optional(),
+    total: whenSet(int),
   })
   .nullable()
   .transform((d) => ({
@@ -100,10 +100,14 @@ export class Account {
     filters: { trade_number?: string } = {},
     options: PaginateOptions = {},
   ): AsyncIterable<Recharge> {
-    return paginate(async (page, page_size) => {
-      const res = await this.recharges({ ...filters, page, page_size }, options);
-      return { items: res.recharge_list, total: res.total };
-    }, options);
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.recharges({ ...filters, page, page_size }, options);
+        return { items: res.recharge_list, total: res.total };
+      },
+      options,
+      { action: "list recharge records", method: "GET", path: "/recharge/list" },
+    );
   }
 
   bills(query: BillQuery = {}, options: CallOptions = {}): Promise<BillList> {
@@ -124,9 +128,13 @@ export class Account {
     filters: Omit<BillQuery, "page" | "page_size"> = {},
     options: PaginateOptions = {},
   ): AsyncIterable<Bill> {
-    return paginate(async (page, page_size) => {
-      const res = await this.bills({ ...filters, page, page_size }, options);
-      return { items: res.bill_list, total: res.total };
-    }, options);
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.bills({ ...filters, page, page_size }, options);
+        return { items: res.bill_list, total: res.total };
+      },
+      options,
+      { action: "list bills", method: "GET", path: "/bill/list" },
+    );
   }
 }

@@ -6,8 +6,10 @@
  * - envelope: `{code, msg, data?}`, code 0 success, -1, 1, 2 or -2, sent as a number or a numeric string;
  * - alt: `{code: <an HTTP status>, message, data: {error, details, field}}`;
  * - error object: `{"error": "..."}` or `{"error": {"message": "..."}}`;
- * - anything else: JSON without code or error, an HTML page, text, an empty body.
+ * - anything else: JSON without code or error, JSON that breaks off, an HTML page, text, an empty body,
+ *   or a body the client cannot decode (compressed without saying so, or in a coding it does not read).
  * A business failure may come as HTTP 4xx or as HTTP 200 with a non-zero code: both read the same.
+ * An HTTP 2xx answer in none of the API's shapes cannot be read: the call may have been carried out.
  */
 import {
   AuthenticationError,
@@ -20,13 +22,23 @@ import {
   RateLimitError,
   redact,
   ServerError,
+  UnreadableAnswerError,
   type ErrorContext,
   type GpuCloudErrorInit,
 } from "./errors";
 import { terminalSafe } from "./terminal-safe";
 import { isRecord } from "./validation";
 
-export type BodyShape = "envelope" | "alt" | "error_object" | "other_json" | "html" | "text" | "empty";
+export type BodyShape =
+  | "envelope"
+  | "alt"
+  | "error_object"
+  | "other_json"
+  | "broken_json"
+  | "html"
+  | "text"
+  | "empty"
+  | "undecodable";
 
 export interface EngineRejection {
   reason?: string;
@@ -57,6 +69,8 @@ export interface AnswerInput {
   body: unknown;
   /** The raw body text (used when it is not JSON). */
   text?: string;
+  /** Why the body could not be decoded from its Content-Encoding, when it could not: then there is no text. */
+  undecodable?: string;
 }
 
 /** The most of the server's own words a message quotes (its msg and details, an engine's reason). */
@@ -89,10 +103,14 @@ function readText(status: number, text: string | undefined): Answer {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
     return { status, shape: "html", ...(title ? { excerpt: terminalSafe(title, 80) } : {}) };
   }
+  // A body that opens as JSON and does not parse: cut off on its way (or never valid). None of it is
+  // quoted: what it holds may be a secret (an SSH password) that no redaction knows of.
+  if (/^[{[]/.test(trimmed)) return { status, shape: "broken_json", excerpt: `${text?.length} characters` };
   return { status, shape: "text", excerpt: terminalSafe(trimmed, 120) };
 }
 
-export function readAnswer({ status, body, text }: AnswerInput): Answer {
+export function readAnswer({ status, body, text, undecodable }: AnswerInput): Answer {
+  if (undecodable !== undefined) return { status, shape: "undecodable", excerpt: undecodable };
   if (body === undefined) return readText(status, text);
   if (!isRecord(body)) return { status, shape: "other_json" };
   const code = codeOf(body.code);
@@ -128,6 +146,15 @@ export function readAnswer({ status, body, text }: AnswerInput): Answer {
 
 export function isSuccess(answer: Answer): boolean {
   return answer.status === 200 && answer.shape === "envelope" && answer.code === 0;
+}
+
+/**
+ * An HTTP 2xx answer in none of the API's shapes (an HTML page, text, JSON that breaks off or lacks the
+ * envelope, a body that cannot be decoded): it passed whatever stands before the cloud, so the call may
+ * have been carried out, and nothing in it says whether it was.
+ */
+export function isUnreadable(answer: Answer): boolean {
+  return answer.status >= 200 && answer.status <= 299 && !isApiShaped(answer);
 }
 
 /**
@@ -168,7 +195,8 @@ function said(a: Answer): string {
   return terminalSafe(parts.filter(Boolean).join(": ") || "no message", MAX_SHOWN_CHARS);
 }
 
-function describeBody(a: Answer): string {
+/** What the body was, for a message: an HTML page ("Bad Gateway"), an empty body. */
+export function describeBody(a: Answer): string {
   switch (a.shape) {
     case "html":
       return a.excerpt ? `an HTML page ("${a.excerpt}")` : "an HTML page";
@@ -176,6 +204,10 @@ function describeBody(a: Answer): string {
       return `text ("${a.excerpt}")`;
     case "empty":
       return "an empty body";
+    case "broken_json":
+      return `JSON that breaks off or does not parse (${a.excerpt})`;
+    case "undecodable":
+      return `a body it could not decode (${a.excerpt})`;
     case "alt":
       return `a not-found for a path it does not serve (${said(a)})`;
     default:
@@ -344,6 +376,15 @@ export const ANSWER_MEANINGS: readonly Meaning[] = [
         : "This is the service's fault, not the request's; try again later.",
   },
   {
+    when: "an HTTP 2xx answer that cannot be read (HTML, text, empty, broken or undecodable, JSON without code)",
+    matches: isUnreadable,
+    error: UnreadableAnswerError,
+    why: (a, input) =>
+      `${input.url ?? input.path} answered with ${describeBody(a)}, not the {code, msg, data} envelope of API v2`,
+    next: () =>
+      "Check that baseUrl is the service root of a service that speaks API v2 (the client appends /api/open/v2); a proxy, gateway or captive portal may be answering instead, or cutting the answer short.",
+  },
+  {
     when: "an answer that is not the API's (HTML, text, empty, JSON without code or error)",
     matches: (a) => !isApiShaped(a),
     error: GpuCloudError,
@@ -375,12 +416,13 @@ function redactStrings(value: unknown, secret: string): unknown {
  * short could otherwise keep part of an echoed key, where the redaction of the message no longer finds it.
  */
 function withoutSecret(input: ResponseErrorInput): AnswerInput {
-  const { status, body, text, secret } = input;
+  const { status, body, text, undecodable, secret } = input;
   if (!secret) return input;
   return {
     status,
     body: redactStrings(body, secret),
     text: text === undefined ? undefined : redact(text, secret),
+    undecodable,
   };
 }
 

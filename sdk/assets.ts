@@ -7,23 +7,23 @@ import { Readable } from "node:stream";
 import { z } from "zod";
 import { inputValidationError, type InputIssue } from "./errors";
 import type { CallOptions, RequestBody, Transport } from "./transport";
-import { int } from "./zod-helpers";
+import { int, whenSet } from "./zod-helpers";
 
 export const AssetSchema = z.looseObject({
-  id: z.string().optional(),
+  id: whenSet(z.string()),
   asset_id: z.string().describe("asset_<token>"),
   asset_uri: z.string().describe("asset://<asset_id>: the value to place in inputs"),
-  url: z.string().optional(),
-  content_url: z.string().optional(),
-  signed_url: z.string().optional(),
-  media_type: z.string().optional().describe("image, video, audio, file"),
-  mime_type: z.string().optional(),
-  size_bytes: int.optional(),
-  purpose: z.string().optional(),
-  persistent: z.boolean().optional(),
-  expires_at: z.string().optional().describe("ISO 8601 with offset"),
-  status: z.string().optional().describe("confirmed means usable"),
-  original_filename: z.string().optional(),
+  url: whenSet(z.string()),
+  content_url: whenSet(z.string()),
+  signed_url: whenSet(z.string()),
+  media_type: whenSet(z.string()).describe("image, video, audio, file"),
+  mime_type: whenSet(z.string()),
+  size_bytes: whenSet(int),
+  purpose: whenSet(z.string()),
+  persistent: whenSet(z.boolean()),
+  expires_at: whenSet(z.string()).describe("ISO 8601 with offset"),
+  status: whenSet(z.string()).describe("confirmed means usable"),
+  original_filename: whenSet(z.string()),
 });
 export type Asset = z.infer<typeof AssetSchema>;
 

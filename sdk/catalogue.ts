@@ -2,14 +2,14 @@
 import { z } from "zod";
 import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
-import { int, listOf } from "./zod-helpers";
+import { int, listOf, whenSet } from "./zod-helpers";
 
 export const PriceSchema = z.looseObject({
   hour: z.number(),
-  day: z.number().optional(),
-  week: z.number().optional(),
-  month: z.number().optional(),
-  year: z.number().optional(),
+  day: whenSet(z.number()),
+  week: whenSet(z.number()),
+  month: whenSet(z.number()),
+  year: whenSet(z.number()),
 });
 export type Price = z.infer<typeof PriceSchema>;
 
@@ -24,27 +24,27 @@ export type Gpu = z.infer<typeof GpuSchema>;
 export const PodSchema = z.looseObject({
   title: z.string(),
   uuid: z.string(),
-  remark: z.string().optional(),
-  pod_tag: z.array(z.string()).optional().describe("version tags"),
-  price: PriceSchema.optional(),
+  remark: whenSet(z.string()),
+  pod_tag: whenSet(z.array(z.string())).describe("version tags"),
+  price: whenSet(PriceSchema),
 });
 export type Pod = z.infer<typeof PodSchema>;
 
 export const MarketImageSchema = z.looseObject({
   uuid: z.string(),
-  components: z
-    .looseObject({
-      CUDA: z.string().optional(),
-      PaddlePaddle: z.string().optional(),
-      PyTorch: z.string().optional(),
-      Python: z.string().optional(),
-      TensorFlow: z.string().optional(),
-      Ubuntu: z.string().optional(),
-    })
-    .optional(),
-  size: z.number().optional().describe("bytes"),
-  created_at: int.optional(),
-  updated_at: int.optional(),
+  components: whenSet(
+    z.looseObject({
+      CUDA: whenSet(z.string()),
+      PaddlePaddle: whenSet(z.string()),
+      PyTorch: whenSet(z.string()),
+      Python: whenSet(z.string()),
+      TensorFlow: whenSet(z.string()),
+      Ubuntu: whenSet(z.string()),
+    }),
+  ),
+  size: whenSet(z.number()).describe("bytes"),
+  created_at: whenSet(int),
+  updated_at: whenSet(int),
 });
 export type MarketImage = z.infer<typeof MarketImageSchema>;
 
@@ -53,8 +53,8 @@ export const PodListSchema = z.looseObject({ pod_list: listOf(PodSchema), total:
 export const MarketImageListSchema = z.looseObject({
   image_list: listOf(MarketImageSchema),
   total: int,
-  page: int.optional(),
-  page_size: int.optional(),
+  page: whenSet(int),
+  page_size: whenSet(int),
 });
 export type GpuList = z.infer<typeof GpuListSchema>;
 export type PodList = z.infer<typeof PodListSchema>;
@@ -106,10 +106,14 @@ export class Catalogue {
   }
 
   podsAll(filters: { name?: string } = {}, options: PaginateOptions = {}): AsyncIterable<Pod> {
-    return paginate(async (page, page_size) => {
-      const res = await this.pods({ ...filters, page, page_size }, options);
-      return { items: res.pod_list, total: res.total };
-    }, options);
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.pods({ ...filters, page, page_size }, options);
+        return { items: res.pod_list, total: res.total };
+      },
+      options,
+      { action: "list pods", method: "GET", path: "/pod/list" },
+    );
   }
 
   /** Public endpoint: works without an API key. */
@@ -131,9 +135,13 @@ export class Catalogue {
     filters: { cuda_version?: string; python_version?: string } = {},
     options: PaginateOptions = {},
   ): AsyncIterable<MarketImage> {
-    return paginate(async (page, page_size) => {
-      const res = await this.marketImages({ ...filters, page, page_size }, options);
-      return { items: res.image_list, total: res.total };
-    }, options);
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.marketImages({ ...filters, page, page_size }, options);
+        return { items: res.image_list, total: res.total };
+      },
+      options,
+      { action: "list market images", method: "GET", path: "/image/market/list" },
+    );
   }
 }

@@ -50,9 +50,21 @@ export class BusinessError extends GpuCloudError {}
 export class ConnectionError extends GpuCloudError {}
 /**
  * A call that is not safe to repeat reached the service and its outcome is not known; when it came of
- * an answer too large to read, `cause` is that ResponseTooLargeError.
+ * an answer the client could not read (too large, an HTML page, cut short, not as documented), `cause`
+ * is that ResponseTooLargeError or UnreadableAnswerError.
  */
 export class OutcomeUnknownError extends GpuCloudError {}
+
+/**
+ * An HTTP 2xx answer the client cannot read: an HTML page (a gateway's, a captive portal's), text, JSON
+ * that breaks off or lacks the envelope, a body compressed without saying so, or success data without a
+ * field API v2 requires. Such an answer passed whatever stands before the cloud, so the call may have
+ * been carried out: a read or an idempotent write is asked again (retry-policy.ts), and a call that is
+ * not safe to repeat fails with OutcomeUnknownError, this error its `cause`. Transient, like a 5xx: such
+ * answers come of what stands between the client and the cloud, and a long wait rides them out until its
+ * own deadline.
+ */
+export class UnreadableAnswerError extends GpuCloudError {}
 
 /**
  * An answer larger than the client reads of one answer (the client's maxResponseBytes): its status
@@ -64,10 +76,13 @@ export class ResponseTooLargeError extends GpuCloudError {
   readonly limitBytes: number;
   /** The size its Content-Length announced, when it announced one above the cap. */
   readonly announcedBytes?: number;
-  constructor(init: GpuCloudErrorInit & { limitBytes: number; announcedBytes?: number }) {
+  /** Its Content-Encoding, when it passed the cap as it was decoded (a compressed answer, a gzip bomb). */
+  readonly coding?: string;
+  constructor(init: GpuCloudErrorInit & { limitBytes: number; announcedBytes?: number; coding?: string }) {
     super(init);
     this.limitBytes = init.limitBytes;
     this.announcedBytes = init.announcedBytes;
+    this.coding = init.coding;
   }
 }
 
@@ -82,6 +97,19 @@ export class EndpointNotFoundError extends GpuCloudError {
   constructor(init: GpuCloudErrorInit & { url?: string }) {
     super(init);
     this.url = init.url ?? init.path;
+  }
+}
+
+/**
+ * A list walk reached its page bound (maxPages) with the list still going: every page came back full.
+ * The pages read are not taken for the whole list. Not transient: the next walk meets the same list.
+ */
+export class UnendingListError extends GpuCloudError {
+  /** The bound it reached. */
+  readonly pages: number;
+  constructor(init: GpuCloudErrorInit & { pages: number }) {
+    super(init);
+    this.pages = init.pages;
   }
 }
 
@@ -131,6 +159,7 @@ export function isTransientError(err: unknown): err is GpuCloudError {
   return (
     err instanceof ConnectionError ||
     err instanceof ServerError ||
+    err instanceof UnreadableAnswerError ||
     (err instanceof RateLimitError && !err.tooLongToWait) ||
     err instanceof TimeoutError
   );
@@ -195,6 +224,8 @@ export interface TooLargeInput extends ErrorContext {
   status: number;
   limitBytes: number;
   announcedBytes?: number;
+  /** The Content-Encoding it came in, when it passed the cap as it was decoded. */
+  coding?: string;
   secret?: string;
 }
 
@@ -210,13 +241,17 @@ function describeBytes(bytes: number): string {
  * OutcomeUnknownError it causes: "the answer to GET /x (HTTP 200) is larger than ... (maxResponseBytes)".
  */
 export function tooLargeAnswer(
-  answer: Pick<TooLargeInput, "method" | "path" | "limitBytes" | "announcedBytes"> & { status?: number },
+  answer: Pick<TooLargeInput, "method" | "path" | "limitBytes" | "announcedBytes" | "coding"> & {
+    status?: number;
+  },
 ): string {
   const announced =
     answer.announcedBytes === undefined ? "" : `, announced as ${describeBytes(answer.announcedBytes)}`;
+  const coded = answer.coding === undefined ? "" : `, ${answer.coding}-encoded`;
+  const decoded = answer.coding === undefined ? "" : " once decoded";
   return (
-    `the answer to ${answer.method} ${answer.path} (HTTP ${answer.status}${announced}) is larger than ` +
-    `${describeBytes(answer.limitBytes)}, the most the client reads of one answer (maxResponseBytes)`
+    `the answer to ${answer.method} ${answer.path} (HTTP ${answer.status}${announced}${coded}) is larger than ` +
+    `${describeBytes(answer.limitBytes)}${decoded}, the most the client reads of one answer (maxResponseBytes)`
   );
 }
 
@@ -229,6 +264,7 @@ export function responseTooLarge(input: TooLargeInput): ResponseTooLargeError {
     status: input.status,
     limitBytes: input.limitBytes,
     announcedBytes: input.announcedBytes,
+    coding: input.coding,
     message: redact(
       `Could not ${input.action}: ${tooLargeAnswer(input)}, so it was not read and not asked for again. ` +
         "No answer of API v2 comes near that size: check that baseUrl points at the GPU cloud (a proxy or " +
@@ -246,7 +282,7 @@ export interface OutcomeUnknownInput extends ErrorContext {
   code?: number;
   apiMessage?: string;
   reconcile: string;
-  /** The failure that left the outcome unknown, when it is an error of its own (an answer too large). */
+  /** The failure that left the outcome unknown, when it is an error of its own (an answer not read). */
   cause?: GpuCloudError;
   secret?: string;
 }
@@ -278,14 +314,30 @@ export function inputValidationError(ctx: ErrorContext, issues: InputIssue[]): I
   });
 }
 
+/** A walk that reached `pages` pages of `pageSize` with every page full. */
+export function unendingList(input: ErrorContext & { pages: number; pageSize: number }): UnendingListError {
+  const where = input.path === "" ? "" : ` (${input.method} ${input.path})`;
+  return new UnendingListError({
+    action: input.action,
+    method: input.method,
+    path: input.path,
+    pages: input.pages,
+    message:
+      `Could not ${input.action}: the list did not end within ${input.pages} pages of ${input.pageSize}${where}: ` +
+      "every page came back full, as from a service that ignores the page asked for. What was read is not " +
+      "taken for the whole list. Check that baseUrl points at the GPU cloud; if the list really is this " +
+      "long, raise maxPages.",
+  });
+}
+
 export interface UnexpectedShapeInput extends ErrorContext {
   issues: string;
   secret?: string;
 }
 
 /** A success answer whose data does not match the documented shape. */
-export function unexpectedShape(input: UnexpectedShapeInput): GpuCloudError {
-  return new GpuCloudError({
+export function unexpectedShape(input: UnexpectedShapeInput): UnreadableAnswerError {
+  return new UnreadableAnswerError({
     action: input.action,
     method: input.method,
     path: input.path,

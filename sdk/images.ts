@@ -4,18 +4,18 @@ import { BusinessError, goneCountsAsDone, NotFoundError } from "./errors";
 import type { Instances } from "./instances";
 import type { CallOptions, Transport } from "./transport";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { int, listOf, NoData } from "./zod-helpers";
+import { int, listOf, NoData, whenSet } from "./zod-helpers";
 
 export const PersonalImageSchema = z.looseObject({
   uuid: z.string(),
-  title: z.string().optional(),
-  remark: z.string().optional(),
-  layer_count: int.optional(),
-  size: z.number().optional().describe("GB"),
-  pod_uuid: z.string().optional().describe("source pod"),
-  pod_tag: z.string().optional().describe("source pod version"),
-  save_image_status: int.optional().describe("1 uploading, 2 succeeded, 3 failed"),
-  create_time: int.optional(),
+  title: whenSet(z.string()),
+  remark: whenSet(z.string()),
+  layer_count: whenSet(int),
+  size: whenSet(z.number()).describe("GB"),
+  pod_uuid: whenSet(z.string()).describe("source pod"),
+  pod_tag: whenSet(z.string()).describe("source pod version"),
+  save_image_status: whenSet(int).describe("1 uploading, 2 succeeded, 3 failed"),
+  create_time: whenSet(int),
 });
 export type PersonalImage = z.infer<typeof PersonalImageSchema>;
 

@@ -17,7 +17,17 @@ export * from "./account";
 export * from "./assets";
 export * from "./workflows";
 export * from "./model-runs";
-export { paginate, collect, type Page, type PageFetcher, type PaginateOptions } from "./pagination";
+export {
+  paginate,
+  collect,
+  walkEnds,
+  nextPageSize,
+  DEFAULT_MAX_PAGES,
+  type Page,
+  type PageFetcher,
+  type PageRead,
+  type PaginateOptions,
+} from "./pagination";
 export { pollUntil, type WaitOptions, type PollSpec } from "./waiters";
 export {
   decide,

@@ -5,22 +5,21 @@ import { paginate, DEFAULT_PAGE_SIZE, type PaginateOptions } from "./pagination"
 import type { CallOptions, Transport } from "./transport";
 import { requireString } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { int, listOf, NoData } from "./zod-helpers";
+import { int, listOf, NoData, whenSet } from "./zod-helpers";
 
 export const ServerMapEntrySchema = z.looseObject({
-  title: z.string().optional(),
-  url: z.string().optional(),
-  port_type: z.string().optional().describe("http or ssh"),
-  protocol: z.string().optional().describe("tcp or udp"),
-  ssh_info: z
-    .looseObject({
+  title: whenSet(z.string()),
+  url: whenSet(z.string()),
+  port_type: whenSet(z.string()).describe("http or ssh"),
+  protocol: whenSet(z.string()).describe("tcp or udp"),
+  ssh_info: whenSet(
+    z.looseObject({
       host: z.string(),
       port: int,
       username: z.string(),
       password: z.string().describe("a credential: treat as secret"),
-    })
-    .optional()
-    .describe("present only when port_type is ssh"),
+    }),
+  ).describe("present only when port_type is ssh"),
 });
 export type ServerMapEntry = z.infer<typeof ServerMapEntrySchema>;
 
@@ -40,20 +39,20 @@ export type IdleClose = z.infer<typeof IdleCloseSchema>;
 export const InstanceSchema = z.looseObject({
   instance_uuid: z.string(),
   status: int.describe("see INSTANCE_STATUS_NAMES"),
-  title: z.string().optional(),
-  create_time: int.optional(),
-  start_time: int.optional(),
-  server_url: z.array(z.string()).optional().describe("list and info only"),
-  server_map: z.array(ServerMapEntrySchema).optional().describe("list and info only"),
-  save_image_status: int.optional().describe("1 uploading, 2 succeeded, 3 failed"),
-  charging_type: int.optional(),
-  shutdown_regular: ShutdownRegularSchema.optional(),
-  image_uuid: z.string().optional(),
-  image_name: z.string().optional(),
-  image_tag: z.string().optional(),
-  gpu_uuid: z.string().optional(),
-  gpu_name: z.string().optional(),
-  gpu_nums: int.optional(),
+  title: whenSet(z.string()),
+  create_time: whenSet(int),
+  start_time: whenSet(int),
+  server_url: whenSet(z.array(z.string())).describe("list and info only"),
+  server_map: whenSet(z.array(ServerMapEntrySchema)).describe("list and info only"),
+  save_image_status: whenSet(int).describe("1 uploading, 2 succeeded, 3 failed"),
+  charging_type: whenSet(int),
+  shutdown_regular: whenSet(ShutdownRegularSchema),
+  image_uuid: whenSet(z.string()),
+  image_name: whenSet(z.string()),
+  image_tag: whenSet(z.string()),
+  gpu_uuid: whenSet(z.string()),
+  gpu_name: whenSet(z.string()),
+  gpu_nums: whenSet(int),
   // Not in the API: the emulator (and, per observation, the live service) reports the idle-close rule
   // (docs/design/cloud-api.md#what-the-api-leaves-unknown).
   idle_close: IdleCloseSchema.nullable().optional(),
@@ -209,6 +208,7 @@ export class Instances {
         return { items: res.instance_list, total: res.total };
       },
       { pageSize: DEFAULT_PAGE_SIZE, ...options },
+      { action: "list instances", method: "GET", path: "/instance/list" },
     );
   }
 

@@ -5,22 +5,22 @@ import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { checkModelRunInputs, idempotencyKeyIssues } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { decimal, int, listOf, runStatus, withRunStatus } from "./zod-helpers";
+import { decimal, int, listOf, runStatus, whenSet, withRunStatus } from "./zod-helpers";
 
 export const ModelRunSchema = z.looseObject({
   run_id: z.string(),
-  request_id: z.string().optional(),
-  endpoint: z.string().optional(),
-  model: z.string().optional(),
-  provider: z.string().optional(),
-  gateway_task_id: z.string().optional(),
+  request_id: whenSet(z.string()),
+  endpoint: whenSet(z.string()),
+  model: whenSet(z.string()),
+  provider: whenSet(z.string()),
+  gateway_task_id: whenSet(z.string()),
   status: runStatus.describe("created, queued, running, completed, failed, cancelled"),
-  settlement_status: z.string().optional().describe("pending, settled, released"),
-  frozen_amount: decimal.optional(),
-  released_amount: decimal.optional(),
-  error_code: z.string().optional(),
-  error_message: z.string().optional(),
-  created_at: z.string().optional().describe("local time YYYY-MM-DD HH:MM:SS"),
+  settlement_status: whenSet(z.string()).describe("pending, settled, released"),
+  frozen_amount: whenSet(decimal),
+  released_amount: whenSet(decimal),
+  error_code: whenSet(z.string()),
+  error_message: whenSet(z.string()),
+  created_at: whenSet(z.string()).describe("local time YYYY-MM-DD HH:MM:SS"),
 });
 export type ModelRun = z.infer<typeof ModelRunSchema>;
 
@@ -29,11 +29,11 @@ export type ModelRunList = z.infer<typeof ModelRunListSchema>;
 
 export const ModelRunEventSchema = z.looseObject({
   event_type: runStatus.describe("created, reserved, gateway_submitted, ..., cancelled, failed"),
-  run_status: runStatus.optional(),
-  settlement_status: z.string().optional(),
-  amount: decimal.optional(),
-  error_message: z.string().optional(),
-  created_at: z.string().optional(),
+  run_status: whenSet(runStatus),
+  settlement_status: whenSet(z.string()),
+  amount: whenSet(decimal),
+  error_message: whenSet(z.string()),
+  created_at: whenSet(z.string()),
 });
 export type ModelRunEvent = z.infer<typeof ModelRunEventSchema>;
 
@@ -128,6 +128,7 @@ export class ModelRuns {
         ...options,
         pageSize: Math.min(options.pageSize ?? MODEL_RUN_MAX_PAGE_SIZE, MODEL_RUN_MAX_PAGE_SIZE),
       },
+      { action: "list model runs", method: "GET", path: "/model-runs/list" },
     );
   }
 

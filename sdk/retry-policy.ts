@@ -10,6 +10,7 @@
  * | 500, 502, 504, other 5xx (ambiguous)      | retry| retry      | retry | OUTCOME UNKNOWN   |
  * | 401, 403, 404, other 4xx, code != 0       | fail | fail       | fail  | fail              |
  * | answer larger than maxResponseBytes       | fail | fail       | fail  | OUTCOME UNKNOWN   |
+ * | 2xx answer that cannot be read            | retry| retry      | retry | OUTCOME UNKNOWN   |
  *
  * - read: GETs. idempotent: writes whose repetition is harmless (update_title, set_idle_close,
  *   shutdown_timer, destroy, image delete, model-run cancel). keyed: writes carrying an
@@ -21,6 +22,10 @@
  *   (our choice; the API is silent on 503).
  * - An answer larger than the client reads is not a lost connection: asking again brings the same
  *   answer, so it is never resent. Its status line came, so an unsafe call may have done its work.
+ * - A 2xx answer that cannot be read (an HTML page of a gateway, JSON cut short, a body compressed
+ *   without saying so, success data without a required field) passed whatever stands before the cloud:
+ *   an unsafe call may have done its work. Such answers come of proxies and gateways between, which
+ *   often answer well the next time, so a call safe to repeat is asked again.
  * - Waits: exponential backoff with full jitter, capped; never shorter than Retry-After.
  * - Budgets: a 429 says the service did no work and when to come back, so waiting it out is safe and is
  *   counted apart from the other failures: a fleet operation that meets a rate limit (hundreds of calls
@@ -34,6 +39,7 @@ export type Failure =
   | { kind: "lost" }
   | { kind: "timeout" }
   | { kind: "too_large" }
+  | { kind: "unreadable" }
   | { kind: "status"; status: number; retryAfterMs?: number };
 
 export type Decision =
@@ -80,6 +86,7 @@ function verdict(safety: CallSafety, failure: Failure): Verdict {
       return "retry";
     case "lost":
     case "timeout":
+    case "unreadable":
       return safety === "unsafe" ? "outcome_unknown" : "retry";
     case "too_large":
       return safety === "unsafe" ? "outcome_unknown" : "fail";

@@ -1,6 +1,7 @@
 /**
  * The shared transport: keep-alive connections per client (connections.ts), bearer auth, JSON in and
- * out, the envelope, per-request timeouts, the cap on what one answer may bring, retries per
+ * out, the envelope, per-request timeouts, the cap on what one answer may bring (decoded, when it came
+ * compressed: content-coding.ts), retries per
  * retry-policy.ts, the client-wide pacing gate after 429s (pacing-gate.ts), the connection slots
  * (slots.ts), deadlines, the cloud's clock, and the onRequest hook. API areas call `call()` and nothing else.
  */
@@ -8,8 +9,10 @@ import type { Readable } from "node:stream";
 import { request, type Dispatcher } from "undici";
 import type { z } from "zod";
 import {
+  describeBody,
   errorFromResponse,
   isSuccess,
+  isUnreadable,
   rateLimitTurnedAway,
   readAnswer,
   retryStatusOf,
@@ -17,6 +20,7 @@ import {
   type WaitLimit,
 } from "./answers";
 import { Connections } from "./connections";
+import { decodeBody, DecodedTooLarge } from "./content-coding";
 import {
   errorFromFailure,
   GpuCloudError,
@@ -27,6 +31,7 @@ import {
   ResponseTooLargeError,
   tooLargeAnswer,
   unexpectedShape,
+  UnreadableAnswerError,
   type ErrorContext,
 } from "./errors";
 import { PacingGate, type GatePass } from "./pacing-gate";
@@ -138,11 +143,15 @@ const UNSENDABLE_CODES = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_NOT_SUPPORTED"
 /** undici's error once an answer's body has passed the connection's maxResponseSize. */
 const EXCEEDED_MAX_SIZE = "UND_ERR_RES_EXCEEDED_MAX_SIZE";
 
-/** An answer whose status line came but whose body is larger than maxResponseBytes: it was not read. */
+/**
+ * An answer whose status line came but whose body is larger than maxResponseBytes (as it came, or once
+ * decoded from `coding`): it was not read.
+ */
 class AnswerTooLarge extends Error {
   constructor(
     readonly status: number,
     readonly announcedBytes?: number,
+    readonly coding?: string,
   ) {
     super(`answer larger than maxResponseBytes (HTTP ${status})`);
   }
@@ -172,8 +181,8 @@ function buildPath(path: string, query: Query | undefined): string {
   return qs ? `${path}?${qs}` : path;
 }
 
-function parseJson(text: string): unknown {
-  if (text === "") return undefined;
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined || text === "") return undefined;
   try {
     return JSON.parse(text);
   } catch {
@@ -194,18 +203,29 @@ type Job<S extends z.ZodType> = CallSpec<S> & CallOptions;
 
 type AttemptOutcome =
   | { ok: true; data: unknown }
-  | { ok: false; failure: Failure; error: GpuCloudError; httpStatus?: number; answer?: ResponseErrorInput };
+  | {
+      ok: false;
+      failure: Failure;
+      error: GpuCloudError;
+      httpStatus?: number;
+      answer?: ResponseErrorInput;
+      /** What came instead of an answer the client can read ("an HTML page"), when that is the failure. */
+      unreadable?: string;
+    };
 
 type Failed = AttemptOutcome & { ok: false };
 
-/** An answer as it came off the wire. */
+/** An answer as it came off the wire, its body decoded. */
 interface Exchanged {
   status: number;
   retryAfter: string | string[] | undefined;
   /** The cloud's clock from the answer's Date header (epoch ms), when it is readable. */
   cloudMs: number | undefined;
-  text: string;
+  body: ReadBody;
 }
+
+/** The body as text, or why it could not be decoded into any. */
+type ReadBody = { text: string; undecodable?: undefined } | { text?: undefined; undecodable: string };
 
 interface Sent {
   outcome: AttemptOutcome;
@@ -247,7 +267,7 @@ export class Transport {
       const event = { method: spec.method, path: relPath, sentAt, durationMs, attempt, retries: attempt - 1 };
       if (outcome.ok) {
         this.emit({ ...event, status: 200 });
-        return this.parseData(spec, relPath, outcome.data);
+        return outcome.data as z.infer<S>;
       }
       const { failure, error } = outcome;
       this.emit({
@@ -362,6 +382,7 @@ export class Transport {
 
   private outcomeUnknown<S extends z.ZodType>(spec: Job<S>, path: string, outcome: Failed): GpuCloudError {
     const { error } = outcome;
+    const unread = error instanceof ResponseTooLargeError || error instanceof UnreadableAnswerError;
     return outcomeUnknown({
       action: spec.action,
       method: spec.method,
@@ -371,14 +392,20 @@ export class Transport {
       code: error.code,
       apiMessage: error.apiMessage,
       reconcile: spec.reconcile ?? "Check the current state before trying again.",
-      cause: error instanceof ResponseTooLargeError ? error : undefined,
+      cause: unread ? error : undefined,
       secret: this.secret,
     });
   }
 
   /** Why an unsafe call's outcome is unknown, in the words of "the request was sent but ...". */
-  private whyUnknown<S extends z.ZodType>(spec: Job<S>, { failure, error, httpStatus }: Failed): string {
+  private whyUnknown<S extends z.ZodType>(
+    spec: Job<S>,
+    { failure, error, httpStatus, unreadable }: Failed,
+  ): string {
     if (error instanceof ResponseTooLargeError) return `${tooLargeAnswer(error)}, so it was not read`;
+    if (failure.kind === "unreadable") {
+      return `the answer could not be read (HTTP ${httpStatus} with ${unreadable}), so it does not say whether the work was done`;
+    }
     if (failure.kind === "status") {
       return `the service answered ${describeStatus(httpStatus ?? failure.status, error.code)}, which does not say whether the work was done`;
     }
@@ -387,14 +414,21 @@ export class Transport {
       : "the connection was dropped before the answer arrived";
   }
 
-  private parseData<S extends z.ZodType>(spec: Job<S>, path: string, data: unknown): z.infer<S> {
+  /** A success's data read by the endpoint's schema; data it cannot read is an answer that cannot be read. */
+  private parseData<S extends z.ZodType>(spec: Job<S>, path: string, data: unknown): AttemptOutcome {
     const parsed = spec.schema.safeParse(data);
-    if (parsed.success) return parsed.data;
+    if (parsed.success) return { ok: true, data: parsed.data };
     const issues = parsed.error.issues
       .slice(0, 5)
       .map((i) => `${i.path.join(".") || "data"}: ${i.message}`)
       .join("; ");
-    throw unexpectedShape({ action: spec.action, method: spec.method, path, issues, secret: this.secret });
+    return {
+      ok: false,
+      failure: { kind: "unreadable" },
+      httpStatus: 200,
+      unreadable: `data that does not match API v2: ${issues}`,
+      error: unexpectedShape({ action: spec.action, method: spec.method, path, issues, secret: this.secret }),
+    };
   }
 
   private headers(body: RequestBody | undefined): Record<string, string> {
@@ -481,6 +515,7 @@ export class Transport {
         status: answer.status,
         limitBytes: this.options.maxResponseBytes,
         announcedBytes: answer.announcedBytes,
+        coding: answer.coding,
       }),
     };
   }
@@ -512,7 +547,7 @@ export class Transport {
           status: res.statusCode,
           retryAfter: res.headers["retry-after"],
           cloudMs,
-          text: await this.readBody(res),
+          body: await this.readBody(res),
         };
       } finally {
         settled = true;
@@ -528,21 +563,27 @@ export class Transport {
   /**
    * The answer's body as text, read only while it stays within maxResponseBytes: one that announces more
    * is not read at all, and one that streams more is cut off by its connection (undici counts its bytes
-   * as they arrive, see Connections), so an endless body costs no more memory than the cap.
+   * as they arrive, see Connections), so an endless body costs no more memory than the cap. A compressed
+   * body is decoded as it streams in, and what it decodes to is held to the cap as well.
    */
-  private async readBody(res: Dispatcher.ResponseData): Promise<string> {
+  private async readBody(res: Dispatcher.ResponseData): Promise<ReadBody> {
     const announced = Number(firstHeader(res.headers["content-length"]));
     if (announced > this.options.maxResponseBytes) {
       // Destroying a body nobody reads fails it with an abort error: nothing listens for it any more.
       res.body.on("error", () => undefined).destroy();
       throw new AnswerTooLarge(res.statusCode, announced);
     }
+    const coding = [res.headers["content-encoding"] ?? []].flat().join(",");
+    let decoded;
     try {
-      return await res.body.text();
+      decoded = await decodeBody(res.body, coding, this.options.maxResponseBytes);
     } catch (err) {
+      if (err instanceof DecodedTooLarge) throw new AnswerTooLarge(res.statusCode, undefined, err.coding);
       if (errorCode(err) === EXCEEDED_MAX_SIZE) throw new AnswerTooLarge(res.statusCode);
       throw err;
     }
+    // TextDecoder drops a byte order mark, as undici's text() did: JSON.parse refuses one.
+    return "bytes" in decoded ? { text: new TextDecoder().decode(decoded.bytes) } : decoded;
   }
 
   /** Remembers the answer's Date as the cloud's clock; returns it (epoch ms) when it is readable. */
@@ -556,11 +597,11 @@ export class Transport {
   private interpret<S extends z.ZodType>(
     spec: Job<S>,
     relPath: string,
-    { status, retryAfter: retryAfterHeader, cloudMs, text }: Exchanged,
+    { status, retryAfter: retryAfterHeader, cloudMs, body: { text, undecodable } }: Exchanged,
   ): AttemptOutcome {
     const body = parseJson(text);
-    const answer = readAnswer({ status, body, text });
-    if (isSuccess(answer)) return { ok: true, data: isRecord(body) ? body.data : undefined };
+    const answer = readAnswer({ status, body, text, undecodable });
+    if (isSuccess(answer)) return this.parseData(spec, relPath, isRecord(body) ? body.data : undefined);
     // A Retry-After date is on the cloud's clock: measured from the answer's own Date when it has one.
     const retryAfterMs = parseRetryAfter(retryAfterHeader, cloudMs ?? Date.now());
     const input: ResponseErrorInput = {
@@ -571,15 +612,27 @@ export class Transport {
       status,
       body,
       text,
+      undecodable,
       retryAfterMs,
       receivedAt: Date.now(),
       secret: this.secret,
     };
+    const error = errorFromResponse(input);
+    if (isUnreadable(answer)) {
+      return {
+        ok: false,
+        failure: { kind: "unreadable" },
+        httpStatus: status,
+        error,
+        answer: input,
+        unreadable: describeBody(answer),
+      };
+    }
     return {
       ok: false,
       failure: { kind: "status", status: retryStatusOf(answer), retryAfterMs },
       httpStatus: status,
-      error: errorFromResponse(input),
+      error,
       answer: input,
     };
   }

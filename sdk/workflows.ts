@@ -5,59 +5,59 @@ import { paginate, type PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { checkWorkflowInputs, idempotencyKeyIssues, requireString } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
-import { decimal, int, listOf, runStatus, withRunStatus } from "./zod-helpers";
+import { decimal, int, listOf, runStatus, whenSet, withRunStatus } from "./zod-helpers";
 
 export const OptionSchema = z.looseObject({
-  label: z.string().optional(),
+  label: whenSet(z.string()),
   value: z.union([z.string(), z.number(), z.boolean()]),
 });
 
 export const UiSchemaSchema = z.looseObject({
-  control: z.string().optional().describe("select or input"),
-  options_source: z.string().optional(),
-  options: z.array(OptionSchema).optional(),
+  control: whenSet(z.string()).describe("select or input"),
+  options_source: whenSet(z.string()),
+  options: whenSet(z.array(OptionSchema)),
 });
 
 export const ManifestEntrySchema = z.looseObject({
   name: z.string().describe("the key to use in inputs"),
-  display_name: z.string().optional(),
-  description: z.string().optional(),
+  display_name: whenSet(z.string()),
+  description: whenSet(z.string()),
   value_type: z.string(),
-  required: z.boolean().optional(),
-  default_value: z.unknown().optional(),
+  required: whenSet(z.boolean()),
+  default_value: z.unknown().optional().describe("null is a value of its own here"),
   ui_schema: UiSchemaSchema.nullable().optional(),
-  bindings: z.array(z.unknown()).optional().describe("internal; never sent in inputs"),
-  sort_order: int.optional(),
+  bindings: whenSet(z.array(z.unknown())).describe("internal; never sent in inputs"),
+  sort_order: whenSet(int),
 });
 export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
 
 export const OutputEntrySchema = z.looseObject({
   name: z.string(),
-  type: z.string().optional(),
-  description: z.string().optional(),
-  node_id: z.string().optional(),
-  output_key: z.string().optional(),
-  file_index: int.optional(),
-  history_count: int.optional(),
-  sort_order: int.optional(),
+  type: whenSet(z.string()),
+  description: whenSet(z.string()),
+  node_id: whenSet(z.string()),
+  output_key: whenSet(z.string()),
+  file_index: whenSet(int),
+  history_count: whenSet(int),
+  sort_order: whenSet(int),
 });
 export type OutputEntry = z.infer<typeof OutputEntrySchema>;
 
-const OwnerSchema = z.looseObject({ user_id: z.string().optional(), display_name: z.string().optional() });
+const OwnerSchema = z.looseObject({ user_id: whenSet(z.string()), display_name: whenSet(z.string()) });
 
 export const WorkflowDetailSchema = z.looseObject({
   workflow_id: z.string(),
   revision_id: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  tags: z.array(z.unknown()).optional(),
-  covers: z.array(z.unknown()).optional(),
-  owner: OwnerSchema.optional(),
-  quote_currency: z.string().optional(),
-  quote_amount: decimal.optional(),
-  gpu_model: z.string().optional(),
-  may_incur_external_model_cost: z.boolean().optional(),
-  external_cost_notice: z.string().optional(),
+  title: whenSet(z.string()),
+  description: whenSet(z.string()),
+  tags: whenSet(z.array(z.unknown())),
+  covers: whenSet(z.array(z.unknown())),
+  owner: whenSet(OwnerSchema),
+  quote_currency: whenSet(z.string()),
+  quote_amount: whenSet(decimal),
+  gpu_model: whenSet(z.string()),
+  may_incur_external_model_cost: whenSet(z.boolean()),
+  external_cost_notice: whenSet(z.string()),
   editable_parameter_manifest: listOf(ManifestEntrySchema),
   candidate_output_manifest: listOf(OutputEntrySchema).optional(),
 });
@@ -66,111 +66,111 @@ export type WorkflowDetail = z.infer<typeof WorkflowDetailSchema>;
 // Fields of a market list item: docs/design/live-service-notes.md#workflow-runs
 export const MarketWorkflowSchema = z.looseObject({
   workflow_id: z.string(),
-  revision_id: z.string().optional(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  cover_url: z.string().optional(),
-  tags: z.array(z.unknown()).optional(),
-  owner: OwnerSchema.optional(),
-  quote_currency: z.string().optional(),
-  quote_amount: decimal.optional(),
-  may_incur_external_model_cost: z.boolean().optional(),
-  updated_at: z.union([z.string(), z.number()]).optional(),
+  revision_id: whenSet(z.string()),
+  title: whenSet(z.string()),
+  description: whenSet(z.string()),
+  cover_url: whenSet(z.string()),
+  tags: whenSet(z.array(z.unknown())),
+  owner: whenSet(OwnerSchema),
+  quote_currency: whenSet(z.string()),
+  quote_amount: whenSet(decimal),
+  may_incur_external_model_cost: whenSet(z.boolean()),
+  updated_at: whenSet(z.union([z.string(), z.number()])),
 });
 export type MarketWorkflow = z.infer<typeof MarketWorkflowSchema>;
 
 export const MarketWorkflowListSchema = z.looseObject({
   items: listOf(MarketWorkflowSchema),
-  total: int.optional(),
-  page: int.optional(),
-  page_size: int.optional(),
+  total: whenSet(int),
+  page: whenSet(int),
+  page_size: whenSet(int),
 });
 export type MarketWorkflowList = z.infer<typeof MarketWorkflowListSchema>;
 
 export const SubmitResultSchema = z.looseObject({
   run_order_id: z.string(),
-  workflow_id: z.string().optional(),
-  revision_id: z.string().optional(),
-  quote_currency: z.string().optional(),
-  quote_amount: decimal.optional(),
-  freeze_status: z.string().optional(),
-  run_status: runStatus.optional(),
-  task_id: z.string().optional(),
-  prompt_id: z.string().optional(),
-  billing_run_id: z.string().optional(),
-  idempotent_replay: z.boolean().optional(),
+  workflow_id: whenSet(z.string()),
+  revision_id: whenSet(z.string()),
+  quote_currency: whenSet(z.string()),
+  quote_amount: whenSet(decimal),
+  freeze_status: whenSet(z.string()),
+  run_status: whenSet(runStatus),
+  task_id: whenSet(z.string()),
+  prompt_id: whenSet(z.string()),
+  billing_run_id: whenSet(z.string()),
+  idempotent_replay: whenSet(z.boolean()),
 });
 export type SubmitResult = z.infer<typeof SubmitResultSchema>;
 
 export const RunOrderSchema = z.looseObject({
   run_order_id: z.string(),
-  workflow_id: z.string().optional(),
-  revision_id: z.string().optional(),
-  quote_amount: decimal.optional(),
-  quote_currency: z.string().optional(),
-  freeze_status: z.string().optional(),
-  submission_status: z.string().optional(),
+  workflow_id: whenSet(z.string()),
+  revision_id: whenSet(z.string()),
+  quote_amount: whenSet(decimal),
+  quote_currency: whenSet(z.string()),
+  freeze_status: whenSet(z.string()),
+  submission_status: whenSet(z.string()),
   run_status: runStatus.describe("queued, running, succeeded, failed, cancelled"),
-  settlement_status: z.string().optional(),
-  task_id: z.string().optional(),
-  prompt_id: z.string().optional(),
+  settlement_status: whenSet(z.string()),
+  task_id: whenSet(z.string()),
+  prompt_id: whenSet(z.string()),
   inputs: z.record(z.string(), z.unknown()).nullable().optional(),
   outputs: z.record(z.string(), z.unknown()).nullable().optional(),
-  compute_cost: decimal.optional(),
-  external_model_cost: decimal.optional(),
-  total_cost: decimal.optional(),
-  final_amount: decimal.optional(),
-  released_amount: decimal.optional(),
-  error_code: z.string().optional(),
-  error_message: z.string().optional(),
-  created_at: z.string().optional(),
-  updated_at: z.string().optional(),
+  compute_cost: whenSet(decimal),
+  external_model_cost: whenSet(decimal),
+  total_cost: whenSet(decimal),
+  final_amount: whenSet(decimal),
+  released_amount: whenSet(decimal),
+  error_code: whenSet(z.string()),
+  error_message: whenSet(z.string()),
+  created_at: whenSet(z.string()),
+  updated_at: whenSet(z.string()),
 });
 export type RunOrder = z.infer<typeof RunOrderSchema>;
 
 // Run list items are not shown (docs/design/cloud-api.md#workflow-runs); they are read as run orders with only
 // the id required.
-export const RunListItemSchema = RunOrderSchema.partial().extend({ run_order_id: z.string() });
+export const RunListItemSchema = RunOrderSchema.extend({ run_status: whenSet(runStatus) });
 export type RunListItem = z.infer<typeof RunListItemSchema>;
 
 export const RunListSchema = z.looseObject({
   items: listOf(RunListItemSchema),
-  total: int.optional(),
-  page: int.optional(),
-  page_size: int.optional(),
+  total: whenSet(int),
+  page: whenSet(int),
+  page_size: whenSet(int),
 });
 export type RunList = z.infer<typeof RunListSchema>;
 
 // The execution endpoint: docs/design/live-service-notes.md#workflow-runs
 export const ExecutionSchema = z.looseObject({
-  task_id: z.string().optional(),
-  workflow_id: z.string().optional(),
-  status: runStatus.optional(),
+  task_id: whenSet(z.string()),
+  workflow_id: whenSet(z.string()),
+  status: whenSet(runStatus),
   queue_info: z
-    .looseObject({ position: z.number().optional(), estimated_wait_sec: z.number().optional() })
+    .looseObject({ position: whenSet(z.number()), estimated_wait_sec: whenSet(z.number()) })
     .nullable()
     .optional(),
-  progress_percent: z.number().optional(),
+  progress_percent: whenSet(z.number()),
   logs: z
     .array(
       z.looseObject({
-        at: z.string().optional(),
-        event_type: z.string().optional(),
-        level: z.string().optional(),
-        message: z.string().optional(),
-        node_id: z.string().optional(),
-        progress_percent: z.number().optional(),
+        at: whenSet(z.string()),
+        event_type: whenSet(z.string()),
+        level: whenSet(z.string()),
+        message: whenSet(z.string()),
+        node_id: whenSet(z.string()),
+        progress_percent: whenSet(z.number()),
       }),
     )
     .nullable()
     .optional(),
   actual_execution_duration_sec: z.number().nullable().optional(),
-  compute_cost: decimal.optional(),
-  external_model_cost: decimal.optional(),
-  total_cost: decimal.optional(),
+  compute_cost: whenSet(decimal),
+  external_model_cost: whenSet(decimal),
+  total_cost: whenSet(decimal),
   outputs: z.record(z.string(), z.unknown()).nullable().optional(),
   error: z.looseObject({}).nullable().optional(),
-  cancel_requested: z.boolean().optional(),
+  cancel_requested: whenSet(z.boolean()),
   created_at: z.string().nullable().optional(),
   started_at: z.string().nullable().optional(),
   terminal_at: z.string().nullable().optional(),
@@ -229,10 +229,14 @@ export class Workflows {
     filters: Omit<MarketQuery, "page" | "page_size"> = {},
     options: PaginateOptions = {},
   ): AsyncIterable<MarketWorkflow> {
-    return paginate(async (page, page_size) => {
-      const res = await this.marketList({ ...filters, page, page_size }, options);
-      return { items: res.items, total: res.total };
-    }, options);
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.marketList({ ...filters, page, page_size }, options);
+        return { items: res.items, total: res.total };
+      },
+      options,
+      { action: "list market workflows", method: "GET", path: "/workflow/market/list" },
+    );
   }
 
   info(workflow_id: string, options: CallOptions = {}): Promise<WorkflowDetail> {
@@ -335,10 +339,14 @@ export class Workflows {
     filters: { workflow_id?: string; status?: string } = {},
     options: PaginateOptions = {},
   ): AsyncIterable<RunListItem> {
-    return paginate(async (page, page_size) => {
-      const res = await this.runList({ ...filters, page, page_size }, options);
-      return { items: res.items, total: res.total };
-    }, options);
+    return paginate(
+      async (page, page_size) => {
+        const res = await this.runList({ ...filters, page, page_size }, options);
+        return { items: res.items, total: res.total };
+      },
+      options,
+      { action: "list workflow runs", method: "GET", path: "/workflow/run/list" },
+    );
   }
 
   execution(run_order_id: string, options: CallOptions = {}): Promise<Execution> {

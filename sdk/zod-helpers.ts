@@ -13,6 +13,15 @@ export function listOf<T extends z.ZodType>(item: T) {
     .transform((v): z.infer<T>[] => v ?? []);
 }
 
+/**
+ * A field the API may leave out: absent, or sent as JSON null (the spec says "when set" of a title, and
+ * services send null for a field they have no value for), both read as absent. Only a value of the
+ * wrong type is refused, with the inner schema's own message.
+ */
+export function whenSet<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === null ? undefined : value), schema.optional()).optional();
+}
+
 export const NoData = z.unknown();
 
 /**

@@ -4,7 +4,9 @@
  * decides what the provider and the state see of them:
  * - the dynamic door hands them as they are to Pulumi's own dynamic-provider server;
  * - the native door hands them to a native provider plugin under the package's own tokens
- *   (`gpucloud:index:<Name>`), without `__provider`, with the stack config as the provider's properties.
+ *   (`gpucloud:index:<Name>`), without `__provider`, with the stack config as the provider's properties;
+ *   the program's components are the plugin's to construct (multi-language components), as they are for a
+ *   program written against the plugin's SDK in any language.
  * The same program can so run through either door.
  */
 import * as path from "node:path";
@@ -15,6 +17,8 @@ import {
   pulumiRoot,
   ResourceInitFailedError,
   type CheckResult,
+  type ConstructCall,
+  type ConstructResult,
   type CreateResult,
   type DiffResult,
   type ReadResult,
@@ -56,6 +60,11 @@ export interface FrontDoor {
   read(resource: ResourceRef, id: string, outputs: Props, inputs: Props): Promise<ReadResult>;
   update(resource: ResourceRef, id: string, olds: Props, news: Props): Promise<Props>;
   delete(resource: ResourceRef, id: string, outputs: Props): Promise<void>;
+  /**
+   * Present where the provider constructs components (Construct): the program's components then register
+   * as remote ones, and the engine has the provider make each with its children.
+   */
+  construct?(call: ConstructCall): Promise<ConstructResult>;
   /** What the provider process wrote to stderr so far. */
   readonly stderr: string;
   /**
@@ -279,8 +288,8 @@ class NativeFrontDoor implements FrontDoor {
   ) {}
 
   admit(registration: { urn: string; type: string; inputs: Props }): Admitted {
-    const type = nativeType(registration.type, this.pkg);
-    if (!type) {
+    const type = this.stateType(registration.type);
+    if (!type.startsWith(`${this.pkg}:`)) {
       throw new Error(
         `${registration.urn}: the ${this.pkg} provider plugin serves ${this.pkg} resources only, not ${registration.type}.`,
       );
@@ -288,8 +297,13 @@ class NativeFrontDoor implements FrontDoor {
     return { type, inputs: withoutProvider(registration.inputs) };
   }
 
+  /** A dynamic resource's type as the plugin's; the plugin's own (a component's children) as it is. */
   stateType(programType: string): string {
     return nativeType(programType, this.pkg) ?? programType;
+  }
+
+  construct(call: ConstructCall): Promise<ConstructResult> {
+    return this.plugin.construct(call);
   }
 
   async configure(config: Props): Promise<void> {

@@ -234,7 +234,7 @@ export class PolicyPackProcess {
     await this.call((cb) => this.client.configure(req, cb));
   }
 
-  /** The violations of one resource's inputs. */
+  /** The violations of one resource's inputs, each of that resource (the engine reports them under its URN). */
   async analyze(resource: AnalyzedResource): Promise<PolicyViolation[]> {
     const { proto } = loadProtocol();
     const req = new proto.AnalyzeRequest();
@@ -244,7 +244,7 @@ export class PolicyPackProcess {
     req.setProperties(struct(resource.properties));
     req.setOptions(options(resource));
     const res = await this.call<AnalyzerProto.AnalyzeResponse>((cb) => this.client.analyze(req, cb));
-    return res.getDiagnosticsList().map(violation);
+    return res.getDiagnosticsList().map((d) => ({ ...violation(d), urn: resource.urn }));
   }
 
   /** The violations of the stack as a whole, given each resource's outputs. */

@@ -19,11 +19,16 @@ export type ProgramFunction = () => unknown;
 
 /** One resource as the program registered it. */
 export interface Registration {
+  /** The URN the engine gives it: its type prefixed by its parent's qualified type. */
   urn: string;
   type: string;
   name: string;
+  /** The URN of its parent; absent for a resource at the top of the stack. */
+  parent?: string;
   /** False for component resources, which have no provider. */
   custom: boolean;
+  /** A component whose children the engine has its provider's Construct make (a multi-language component). */
+  remote: boolean;
   /** Inputs in wire form: secrets wrapped, preview unknowns as the UNKNOWN sentinel, `__provider` included. */
   inputs: Props;
   /** URNs of the resources whose outputs (or `dependsOn`) this one waits on. */
@@ -36,7 +41,7 @@ export interface Registration {
 /** What the request of a registration tells beyond the type, name and inputs setMocks hands over. */
 type RegistrationDetails = Pick<
   Registration,
-  "dependencies" | "propertyDependencies" | "additionalSecretOutputs"
+  "urn" | "parent" | "remote" | "dependencies" | "propertyDependencies" | "additionalSecretOutputs"
 >;
 
 /** The engine's answer to a registration: outputs in wire form (secrets wrapped, UNKNOWN for unknowns). */
@@ -53,6 +58,8 @@ export interface ProgramRunOptions {
   /** Stack config, fully qualified keys; secrets wrapped with `secret()`. */
   config: Props;
   register(registration: Registration): Promise<Resolution>;
+  /** A component's outputs, in wire form, as it registers them once its children are declared. */
+  registerOutputs(urn: string, outputs: Props): void;
   /** A failure of a run that had already stopped (after another failure) and so was already reported. */
   onLateFailure?(error: Error): void;
 }
@@ -75,8 +82,20 @@ export interface ProgramRun {
   errors: Error[];
 }
 
-interface RegisterHook {
-  registerResource(req: ResourceProto.RegisterResourceRequest, callback: (...args: unknown[]) => void): void;
+interface MonitorHooks {
+  registerResource(
+    req: ResourceProto.RegisterResourceRequest,
+    callback: (err: unknown, res?: ResourceProto.RegisterResourceResponse) => void,
+  ): void;
+  registerResourceOutputs(
+    req: ResourceProto.RegisterResourceOutputsRequest,
+    callback: (err: unknown, res?: unknown) => void,
+  ): void;
+}
+
+/** Hands a registration's details from the monitor's registerResource to the newResource it calls. */
+interface Handoff {
+  details?: RegistrationDetails;
 }
 
 interface RuntimeInternals {
@@ -146,25 +165,27 @@ export class Program {
     let stop: () => void = () => undefined;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     pulumi.runtime.setAllConfig(stringConfig(options.config), secretKeys(options.config));
-    const registrations = new Map<string, RegistrationDetails>();
+    const handoff: Handoff = {};
     await pulumi.runtime.setMocks(
       {
         newResource: async (args) => {
-          // After a failure nothing new starts, as the Pulumi engine stops issuing steps.
-          if (errors.length > 0) throw monitorTerminating();
-          const urn = urnOf(options, args.type, args.name);
-          const extra = registrations.get(urn) ?? {
+          const details = handoff.details ?? {
+            // A read (`Resource.get`) is no registration: it comes without them.
+            urn: urnOf(options, args.type, args.name),
+            remote: false,
             dependencies: [],
             propertyDependencies: {},
             additionalSecretOutputs: [],
           };
+          handoff.details = undefined;
+          // After a failure nothing new starts, as the Pulumi engine stops issuing steps.
+          if (errors.length > 0) throw monitorTerminating();
           const work = options.register({
-            urn,
             type: args.type,
             name: args.name,
             custom: args.custom ?? true,
             inputs: this.toWire(args.inputs) as Props,
-            ...extra,
+            ...details,
           });
           inFlight.add(work);
           try {
@@ -186,7 +207,7 @@ export class Program {
       options.stack,
       options.preview,
     );
-    this.recordRegistrationDetails(registrations, options);
+    this.hookMonitor(handoff, options);
     // An error thrown inside an apply that nothing awaits surfaces only as an unhandled rejection; the
     // Pulumi CLI's language host fails the deployment on those too (cmd/run/run.js).
     const stray: Error[] = [];
@@ -235,27 +256,38 @@ export class Program {
   }
 
   /**
-   * setMocks hands newResource only type, name and inputs; the dependencies (of the resource and of each
-   * input) and additionalSecretOutputs are on the request, so the mock monitor's registerResource is wrapped to read them first (the mock
-   * calls newResource synchronously from there, @pulumi/pulumi runtime/mocks.js).
+   * setMocks hands newResource only type, name and inputs; the parent, the dependencies (of the resource
+   * and of each input), whether it is remote and additionalSecretOutputs are on the request, so the mock
+   * monitor's registerResource is wrapped to read them first: the mock calls newResource synchronously
+   * from there (@pulumi/pulumi runtime/mocks.js), which takes them from `handoff`. The program is answered
+   * with the engine's URN (the mock's own keeps only the parent's last type), and the outputs a component
+   * registers go to `registerOutputs`.
    */
-  private recordRegistrationDetails(
-    registrations: Map<string, RegistrationDetails>,
-    options: ProgramRunOptions,
-  ): void {
-    const monitor = this.pulumi.runtime.getMonitor() as unknown as RegisterHook;
+  private hookMonitor(handoff: Handoff, options: ProgramRunOptions): void {
+    const monitor = this.pulumi.runtime.getMonitor() as unknown as MonitorHooks;
     const original = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req, callback) => {
       const propertyDependencies: Record<string, string[]> = {};
       req.getPropertydependenciesMap().forEach((deps, property) => {
         propertyDependencies[property] = deps.getUrnsList();
       });
-      registrations.set(urnOf(options, req.getType(), req.getName()), {
+      const urn = urnOf(options, req.getType(), req.getName(), req.getParent());
+      handoff.details = {
+        urn,
+        ...(req.getParent() ? { parent: req.getParent() } : {}),
+        remote: req.getRemote(),
         dependencies: req.getDependenciesList(),
         propertyDependencies,
         additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+      };
+      original(req, (err, res) => {
+        res?.setUrn(urn);
+        callback(err, res);
       });
-      original(req, callback);
+    };
+    monitor.registerResourceOutputs = (req, callback) => {
+      options.registerOutputs(req.getUrn(), (req.getOutputs()?.toJavaScript() ?? {}) as Props);
+      callback(null, {});
     };
   }
 
@@ -356,9 +388,22 @@ function monitorTerminating(): Error {
   return Object.assign(new Error("the deployment stopped"), { code: 14 });
 }
 
-/** The URN the mock monitor gives a resource without a parent (runtime/mocks.js newUrn). */
-function urnOf(options: { project: string; stack: string }, type: string, name: string): string {
-  return `urn:pulumi:${options.stack}::${options.project}::${type}::${name}`;
+/** The stack's root resource: the engine leaves its type out of its children's URNs. */
+const ROOT_STACK_TYPE = "pulumi:pulumi:Stack";
+
+/**
+ * The URN the engine gives a resource: its type prefixed by its parent's qualified type (which holds the
+ * parent's own parents), as @pulumi/pulumi's createUrn computes it too.
+ */
+export function urnOf(
+  options: { project: string; stack: string },
+  type: string,
+  name: string,
+  parent = "",
+): string {
+  const parentType = parent.split("::")[2] ?? "";
+  const qualified = parentType === "" || parentType === ROOT_STACK_TYPE ? type : `${parentType}$${type}`;
+  return `urn:pulumi:${options.stack}::${options.project}::${qualified}::${name}`;
 }
 
 /** Stack config as text, as the engine hands it to programs and policy packs: secrets decrypted. */

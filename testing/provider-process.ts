@@ -11,6 +11,7 @@ import * as path from "node:path";
 import type * as GrpcModule from "@grpc/grpc-js";
 import type * as StructProto from "google-protobuf/google/protobuf/struct_pb";
 import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import type * as ErrorsProto from "@pulumi/pulumi/proto/errors_pb";
 import type * as ProviderProto from "@pulumi/pulumi/proto/provider_pb";
 import type * as StatusProto from "@pulumi/pulumi/proto/status_pb";
 import { PluginProcess, type PluginProcessOptions } from "./plugin-process";
@@ -46,6 +47,42 @@ export interface ReadResult {
   inputs?: Props;
 }
 
+/** What the engine hands a provider's Construct: the component, its inputs and where to register its children. */
+export interface ConstructCall {
+  project: string;
+  stack: string;
+  /** The stack config as text, fully qualified keys, and which of them are secret. */
+  config: Record<string, string>;
+  configSecretKeys: string[];
+  dryRun: boolean;
+  /** The engine's resource monitor, `host:port`. */
+  monitorEndpoint: string;
+  type: string;
+  name: string;
+  parent?: string;
+  /** In wire form: secrets wrapped, preview unknowns as the sentinel. */
+  inputs: Props;
+  dependencies: string[];
+}
+
+export interface ConstructResult {
+  urn: string;
+  /** The component's outputs, in wire form. */
+  state: Props;
+}
+
+/** The provider refused a component's inputs (Pulumi's InputPropertiesError): each failure names its input. */
+export class InputPropertiesFailedError extends Error {
+  override readonly name = "InputPropertiesFailedError";
+  constructor(
+    message: string,
+    readonly failures: CheckFailure[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /**
  * The provider made the resource (it has an id and outputs) but could not finish it: Pulumi's
  * ErrorResourceInitFailed. The engine keeps such a resource in its state with these init errors.
@@ -69,6 +106,7 @@ interface Protocol {
   provrpc: typeof ProviderGrpc;
   provproto: typeof ProviderProto;
   statusproto: typeof StatusProto;
+  errorsproto: typeof ErrorsProto;
 }
 
 let protocol: Protocol | undefined;
@@ -101,6 +139,7 @@ function loadProtocol(): Protocol {
     provrpc: fromPulumi("./proto/provider_grpc_pb"),
     provproto: fromPulumi("./proto/provider_pb"),
     statusproto: fromPulumi("./proto/status_pb"),
+    errorsproto: fromPulumi("./proto/errors_pb"),
   };
   return protocol;
 }
@@ -154,7 +193,7 @@ export class ProviderProcess {
     if (this.plugin.exited) return this.plugin.exitedDuringCall();
     // The gRPC error stays the cause: its metadata is what the provider answered.
     const message = err.details || err.message;
-    return initFailure(err, message) ?? new Error(message, { cause: err });
+    return initFailure(err, message) ?? inputFailure(err, message) ?? new Error(message, { cause: err });
   }
 
   /** Configure with the provider's configuration; wrapped secrets in `args` stay wrapped when `acceptSecrets`. */
@@ -235,6 +274,27 @@ export class ProviderProcess {
     return plain(res.getProperties());
   }
 
+  /** Construct: the provider makes the component, registering it and its children with `call.monitorEndpoint`. */
+  async construct(call: ConstructCall): Promise<ConstructResult> {
+    const { provproto } = loadProtocol();
+    const req = new provproto.ConstructRequest();
+    req.setProject(call.project);
+    req.setStack(call.stack);
+    for (const [key, value] of Object.entries(call.config)) req.getConfigMap().set(key, value);
+    req.setConfigsecretkeysList(call.configSecretKeys);
+    req.setDryrun(call.dryRun);
+    // The engine's default: no limit on the steps it runs at once (1 would make the provider's runtime serial).
+    req.setParallel(2147483647);
+    req.setMonitorendpoint(call.monitorEndpoint);
+    req.setType(call.type);
+    req.setName(call.name);
+    req.setParent(call.parent ?? "");
+    req.setInputs(struct(call.inputs));
+    req.setDependenciesList(call.dependencies);
+    const res = await this.call<ProviderProto.ConstructResponse>((cb) => this.client.construct(req, cb));
+    return { urn: res.getUrn(), state: plain(res.getState()) };
+  }
+
   async delete(urn: string, id: string, outputs: Props): Promise<void> {
     const { provproto } = loadProtocol();
     const req = new provproto.DeleteRequest();
@@ -266,15 +326,40 @@ function checkResult(res: ProviderProto.CheckResponse): CheckResult {
   };
 }
 
+/** The `google.rpc.Status` a provider put in the failure's `grpc-status-details-bin` metadata, if any. */
+function statusDetails(err: GrpcModule.ServiceError): StatusProto.Status | undefined {
+  const [bin] = err.metadata?.get("grpc-status-details-bin") ?? [];
+  if (!bin) return undefined;
+  const { statusproto } = loadProtocol();
+  return statusproto.Status.deserializeBinary(typeof bin === "string" ? Buffer.from(bin) : bin);
+}
+
+/** A `pulumirpc.InputPropertiesError` in the status details: how a provider refuses a component's inputs. */
+function inputFailure(err: GrpcModule.ServiceError, message: string): InputPropertiesFailedError | undefined {
+  const { errorsproto } = loadProtocol();
+  for (const detail of statusDetails(err)?.getDetailsList() ?? []) {
+    const refused = detail.unpack(
+      errorsproto.InputPropertiesError.deserializeBinary,
+      "pulumirpc.InputPropertiesError",
+    );
+    if (refused) {
+      const failures = refused
+        .getErrorsList()
+        .map((e) => ({ property: e.getPropertyPath(), reason: e.getReason() }));
+      return new InputPropertiesFailedError(message, failures, { cause: err });
+    }
+  }
+  return undefined;
+}
+
 /**
  * A `google.rpc.Status` in the `grpc-status-details-bin` metadata whose details hold a
  * `pulumirpc.ErrorResourceInitFailed`: how a provider reports a resource it made but could not finish.
  */
 function initFailure(err: GrpcModule.ServiceError, message: string): ResourceInitFailedError | undefined {
-  const [bin] = err.metadata?.get("grpc-status-details-bin") ?? [];
-  if (!bin) return undefined;
-  const { provproto, statusproto } = loadProtocol();
-  const status = statusproto.Status.deserializeBinary(typeof bin === "string" ? Buffer.from(bin) : bin);
+  const status = statusDetails(err);
+  if (!status) return undefined;
+  const { provproto } = loadProtocol();
   for (const detail of status.getDetailsList()) {
     const failed = detail.unpack(
       provproto.ErrorResourceInitFailed.deserializeBinary,

@@ -10,14 +10,24 @@ import * as path from "node:path";
 import type { EngineMessage } from "./engine-log";
 import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
 import { enterProgramEnvironment } from "../provider/program-environment";
-import { Program, sentence, type Registration, type Resolution } from "./program";
+import {
+  Program,
+  secretKeys,
+  sentence,
+  stringConfig,
+  urnOf,
+  type Registration,
+  type Resolution,
+} from "./program";
 import {
   failureList,
+  InputPropertiesFailedError,
   ResourceInitFailedError,
   type CheckFailure,
   type DiffResult,
   type ReadResult,
 } from "./provider-process";
+import { deploymentStopped, ResourceMonitor } from "./resource-monitor";
 import {
   dependencyLevels,
   FileStore,
@@ -146,12 +156,16 @@ export interface StackOptions {
   /**
    * Policy packs every preview and up runs, as `pulumi preview --policy-pack <path> --policy-pack-config
    * <config>` does: each pack is started for the operation through @pulumi/pulumi's run-policy-pack with
-   * the stack config in its environment, configured over Pulumi's Analyzer protocol, and shown each
-   * resource's inputs (before any change to it) and then the whole stack. Violations are in the result's
-   * `policyViolations`. A mandatory one fails a preview at its end, and an up before it changes anything:
-   * like the Pulumi CLI's `up`, an up with policy packs previews first and stops there on a mandatory
-   * violation; one found only in the update itself stops the update at that resource (or, for the stack
-   * as a whole, fails it after its changes). Remediations are not applied.
+   * the stack config and whether the run is a preview in its environment, configured over Pulumi's
+   * Analyzer protocol, and shown, as the engine shows them, each resource's checked inputs as the program
+   * registers it (unchanged resources too, before any step on it; violations under its URN), then, once
+   * every step succeeded, the whole stack. Violations are in the result's `policyViolations`. A mandatory
+   * one fails a preview at its end, and an up before it changes anything: like the Pulumi CLI's `up`
+   * (unless `skipPreview`), an up with policy packs previews first, in a pack process of its own, and stops
+   * there on a mandatory violation; one found only in the update itself stops the update at that resource,
+   * before its step, and nothing new starts (or, for the stack as a whole, fails it after its changes).
+   * Resources registered side by side are analysed side by side, where the engine may take them one at a
+   * time: a pack must hold either way. Remediations are not applied.
    */
   policyPacks?: PolicyPackOptions[];
   onEvent?: (event: EngineEvent) => void;
@@ -173,6 +187,8 @@ interface Deployment {
   replaced: ResourceRecord[];
   /** Old records deleted before their replacement was made (deleteBeforeReplace). */
   deletedFirst: Set<ResourceRecord>;
+  /** Failures of what a provider's Construct registered: the first is why its component failed. */
+  constructFailures: Error[];
 }
 
 /** Pulumi's runtime mocks are global to the process: operations (and program loads) of every Stack take turns. */
@@ -186,6 +202,8 @@ function inTurn<T>(work: () => Promise<T>): Promise<T> {
 /** One stack: its program, its state and one provider process for every operation. */
 export class Stack {
   private closed = false;
+  /** The engine's resource monitor a provider's Construct registers with, started at the first component. */
+  private monitor?: Promise<ResourceMonitor>;
   /** The program environments of this stack's runs that have not settled yet (see run). */
   private readonly environments = new Set<() => void>();
 
@@ -256,6 +274,7 @@ export class Stack {
     for (const leave of this.environments) leave();
     this.environments.clear();
     await this.door.close();
+    await (await this.monitor?.catch(() => undefined))?.close();
   }
 
   /**
@@ -280,16 +299,17 @@ export class Stack {
 
   /**
    * Runs the program and brings the cloud and the state to it; removes what the program no longer declares.
-   * With `refresh` (`pulumi up --refresh`), the state is refreshed first, so drift is repaired too.
+   * With `refresh` (`pulumi up --refresh`), the state is refreshed first, so drift is repaired too. With
+   * `skipPreview` (`pulumi up --skip-preview`), the policy packs judge the update alone, with no preview first.
    */
-  up(options: { refresh?: boolean } = {}): Promise<OperationResult> {
+  up(options: { refresh?: boolean; skipPreview?: boolean } = {}): Promise<OperationResult> {
     return this.operate(async () => {
       if (options.refresh) {
         const read = await this.readAll();
         this.save({ ...this.state, resources: read.resources });
         if (read.failures.length > 0) throw new OperationError("up", read.failures, read.steps);
       }
-      if (this.options.policyPacks?.length) await this.previewBeforeUp();
+      if (this.options.policyPacks?.length && !options.skipPreview) await this.previewBeforeUp();
       return this.deploy("up");
     });
   }
@@ -394,11 +414,14 @@ export class Stack {
       registered: [],
       replaced: [],
       deletedFirst: new Set(),
+      constructFailures: [],
     };
     const { registered, replaced } = deployment;
     // The program's data sources see `env`, as the provider process does (under the CLI both share one),
     // until the program has settled: a run that stopped early may still call them.
-    const entered = enterProgramEnvironment(this.options.env);
+    const entered = enterProgramEnvironment(this.options.env, {
+      componentsByPlugin: this.door.construct !== undefined,
+    });
     const leave = () => {
       entered.leave();
       this.environments.delete(leave);
@@ -410,12 +433,8 @@ export class Stack {
         stack: this.options.stack,
         preview,
         config: this.options.config,
-        register: async (registration) => {
-          const resolution = await this.register(deployment, registration);
-          const provider = registration.custom ? this.door.admit(registration).provider : undefined;
-          deployment.news.push(this.analyzed(registration, resolution.outputs, provider));
-          return resolution;
-        },
+        register: (registration) => this.registerAndAnalyze(deployment, registration),
+        registerOutputs: (urn, outputs) => this.registerOutputs(deployment, urn, outputs),
         onLateFailure: (error) => this.options.onEvent?.({ kind: "late-failure", operation, error }),
       })
       .catch((err: unknown) => {
@@ -423,6 +442,11 @@ export class Stack {
         throw err;
       });
     void run.settled.then(leave);
+    // A Construct the run left behind registers nothing more into this operation.
+    void this.monitor?.then(
+      (monitor) => monitor.serve(undefined),
+      () => undefined,
+    );
     const removed = this.state.resources.filter((r) => !deployment.seen.has(r.urn));
     const violations = () => policies?.violations ?? [];
     if (preview) {
@@ -484,9 +508,22 @@ export class Stack {
     };
   }
 
+  /**
+   * Registers one resource and shows it to the policy packs' look at the whole stack. A remote component
+   * is shown as its Construct registered it (with its inputs), not a second time as the program asked for it.
+   */
+  private async registerAndAnalyze(deployment: Deployment, registration: Registration): Promise<Resolution> {
+    const resolution = await this.register(deployment, registration);
+    if (registration.remote) return resolution;
+    const provider = registration.custom ? this.door.admit(registration).provider : undefined;
+    deployment.news.push(this.analyzed(registration, resolution.outputs, provider));
+    return resolution;
+  }
+
   /** One resource of the program: check, diff against the state, then create, update, replace or nothing. */
   private async register(deployment: Deployment, registration: Registration): Promise<Resolution> {
-    if (!registration.custom) return { outputs: registration.inputs };
+    if (registration.remote) return this.construct(deployment, registration);
+    if (!registration.custom) return this.registerComponent(deployment, registration);
     const admitted = this.door.admit(registration);
     const urn = stateUrn(registration.urn, this.door);
     const ref: ResourceRef = { urn, type: admitted.type, provider: admitted.provider };
@@ -530,6 +567,7 @@ export class Stack {
         outputs: reveal(outputs) as Props,
         secretOutputs: names,
         dependencies: registration.dependencies.map((u) => stateUrn(u, this.door)),
+        ...this.parentOf(registration),
         ...(initErrors ? { initErrors } : {}),
       };
       deployment.registered.push(next);
@@ -553,6 +591,114 @@ export class Stack {
       record(step.id, init.outputs, init.reasons);
       throw err;
     }
+  }
+
+  private parentOf(registration: Registration): { parent?: string } {
+    return registration.parent ? { parent: stateUrn(registration.parent, this.door) } : {};
+  }
+
+  /**
+   * A component resource made in the program: the engine calls no provider for it, and keeps its inputs
+   * and the outputs it registers once its children are declared (registerOutputs).
+   */
+  private registerComponent(deployment: Deployment, registration: Registration): Resolution {
+    const urn = stateUrn(registration.urn, this.door);
+    deployment.seen.add(urn);
+    const inputs = reveal(registration.inputs) as Props;
+    const secretNames = Object.keys(registration.inputs).filter((k) => holdsSecret(registration.inputs[k]));
+    const old = this.state.resources.find((r) => r.urn === urn);
+    const found = old ? changes(old.inputs, inputs, secretNames, []) : [];
+    const op: Op = !old ? "create" : found.length > 0 ? "update" : "same";
+    deployment.steps.push({ op, urn, type: registration.type, name: registration.name, changes: found });
+    if (deployment.operation === "up") {
+      deployment.registered.push({
+        urn,
+        type: registration.type,
+        name: registration.name,
+        id: "",
+        component: true,
+        inputs,
+        outputs: old?.outputs ?? {},
+        secretOutputs: [...new Set([...secretNames, ...(old?.secretOutputs ?? [])])],
+        dependencies: registration.dependencies.map((u) => stateUrn(u, this.door)),
+        ...this.parentOf(registration),
+      });
+    }
+    return { outputs: registration.inputs };
+  }
+
+  /** The outputs a component registered: its record keeps them (secrets by name, as a resource's). */
+  private registerOutputs(deployment: Deployment, programUrn: string, outputs: Props): void {
+    const record = deployment.registered.find((r) => r.urn === stateUrn(programUrn, this.door));
+    if (!record) return;
+    record.outputs = reveal(outputs) as Props;
+    record.secretOutputs = [
+      ...new Set([...record.secretOutputs, ...Object.keys(outputs).filter((k) => holdsSecret(outputs[k]))]),
+    ];
+  }
+
+  /**
+   * A remote component: its provider's Construct makes it, registering the component and its children
+   * with this engine's resource monitor, each child planned and applied as a program's resource is.
+   * A failure of what it registered is the component's failure.
+   */
+  private async construct(deployment: Deployment, registration: Registration): Promise<Resolution> {
+    const { construct } = this.door;
+    if (!construct) {
+      throw new Error(
+        `${registration.name} (${typeName(registration.type)}) is a component for a provider plugin to construct, ` +
+          "and Pulumi's dynamic-provider server constructs none: open the stack with frontDoor: nativeFrontDoor().",
+      );
+    }
+    const monitor = await this.resourceMonitor();
+    const { project, stack, config } = this.options;
+    const failedBefore = deployment.constructFailures.length;
+    monitor.serve({
+      urnOf: (type, name, parent) => urnOf({ project, stack }, type, name, parent),
+      register: (child) => this.registerConstructed(deployment, child),
+      registerOutputs: (urn, outputs) => this.registerOutputs(deployment, urn, outputs),
+    });
+    try {
+      const made = await construct.call(this.door, {
+        project,
+        stack,
+        config: stringConfig(config),
+        configSecretKeys: secretKeys(config),
+        dryRun: deployment.operation === "preview",
+        monitorEndpoint: monitor.endpoint,
+        type: registration.type,
+        name: registration.name,
+        ...(registration.parent ? { parent: registration.parent } : {}),
+        inputs: registration.inputs,
+        dependencies: registration.dependencies,
+      });
+      return { outputs: made.state };
+    } catch (err) {
+      const cause = deployment.constructFailures[failedBefore];
+      if (cause) throw cause;
+      if (err instanceof InputPropertiesFailedError) {
+        throw new CheckFailedError(registration.name, registration.type, err.failures);
+      }
+      throw new Error(
+        `construct of ${registration.name} (${typeName(registration.type)}) failed: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  /** A child a Construct registered: after a failure, nothing new starts, as for a program's resources. */
+  private async registerConstructed(deployment: Deployment, child: Registration): Promise<Resolution> {
+    if (deployment.constructFailures.length > 0) throw deploymentStopped();
+    try {
+      return await this.registerAndAnalyze(deployment, child);
+    } catch (err) {
+      deployment.constructFailures.push(err as Error);
+      throw err;
+    }
+  }
+
+  private resourceMonitor(): Promise<ResourceMonitor> {
+    this.monitor ??= ResourceMonitor.start();
+    return this.monitor;
   }
 
   /** Create, update or replace one resource; a replacement's old resource is deleted at the end of the operation. */
@@ -616,6 +762,11 @@ export class Stack {
    * id (the resource is gone), or with init errors (it is there but unfinished: kept, with them).
    */
   private async readBack(record: ResourceRecord, steps: Step[]): Promise<ResourceRecord | undefined> {
+    // A component has no provider to read it: it stays as it is.
+    if (record.component) {
+      steps.push(stepOf("same", record));
+      return record;
+    }
     let read: ReadResult;
     let initErrors: string[] | undefined;
     try {
@@ -676,9 +827,15 @@ export class Stack {
           const step = stepOf("delete", record);
           steps.push(step);
           try {
-            await this.apply(operation, step, () =>
-              this.door.delete(refOf(record), record.id, wrapSecrets(record.outputs, record.secretOutputs)),
-            );
+            await this.apply(operation, step, async () => {
+              // A component has nothing to delete but its record.
+              if (record.component) return;
+              await this.door.delete(
+                refOf(record),
+                record.id,
+                wrapSecrets(record.outputs, record.secretOutputs),
+              );
+            });
             deleted.add(record);
           } catch (err) {
             failures.push(err as Error);
@@ -761,13 +918,17 @@ function previewed(
   return { outputs: wrapSecrets(checked, secretNames) };
 }
 
-/** The URN under which the state keeps a resource of the program: its type token as the front door maps it. */
+/**
+ * The URN under which the state keeps a resource of the program: each type of its qualified type (its
+ * parents' and its own) as the front door maps it.
+ */
 function stateUrn(programUrn: string, door: FrontDoor): string {
   const parts = programUrn.split("::");
   if (parts.length < 4) return programUrn;
-  const types = parts[2].split("$");
-  types[types.length - 1] = door.stateType(types[types.length - 1]);
-  parts[2] = types.join("$");
+  parts[2] = parts[2]
+    .split("$")
+    .map((type) => door.stateType(type))
+    .join("$");
   return parts.join("::");
 }
 

@@ -23,6 +23,10 @@ export interface ResourceRecord {
   secretOutputs: string[];
   /** URNs of the resources this one depends on: destroy goes in the reverse order. */
   dependencies: string[];
+  /** The URN of its parent (a component): destroy deletes children before their parent. */
+  parent?: string;
+  /** A component resource: no provider and no id; its outputs are those it registered. */
+  component?: true;
   /**
    * Why the provider could not finish the resource it made (Pulumi's ErrorResourceInitFailed): the next `up`
    * updates (or replaces) it even when nothing changed; a `refresh` that reads it cleanly clears them.
@@ -168,8 +172,8 @@ function transformSecrets(state: StackState, change: (value: unknown) => unknown
 }
 
 /**
- * Groups resources so that each group only depends on earlier groups: creation order. Destroy walks the
- * groups backwards, deleting each group's members in parallel.
+ * Groups resources so that each group only depends on earlier groups (a child on its parent too):
+ * creation order. Destroy walks the groups backwards, deleting each group's members in parallel.
  */
 export function dependencyLevels(resources: ResourceRecord[]): ResourceRecord[][] {
   const byUrn = new Map(resources.map((r) => [r.urn, r]));
@@ -179,7 +183,9 @@ export function dependencyLevels(resources: ResourceRecord[]): ResourceRecord[][
     if (known !== undefined) return known;
     if (seen.has(r.urn)) throw new Error(`dependency cycle through ${r.urn}`);
     seen.add(r.urn);
-    const deps = r.dependencies.map((u) => byUrn.get(u)).filter((d): d is ResourceRecord => d !== undefined);
+    const deps = [...r.dependencies, ...(r.parent ? [r.parent] : [])]
+      .map((u) => byUrn.get(u))
+      .filter((d): d is ResourceRecord => d !== undefined);
     const value = deps.length === 0 ? 0 : 1 + Math.max(...deps.map((d) => levelOf(d, seen)));
     level.set(r.urn, value);
     return value;

@@ -414,6 +414,12 @@ const FAULT_KINDS: Record<string, string> = {
   http_500_after_commit: "work done, then answered HTTP 500, system error",
   delay: "answer delayed by the milliseconds below",
   late_commit: "held for the milliseconds below, then carried out",
+  nulls_after_commit: "work done, then answered with the records' optional fields null",
+  gzip_after_commit: "work done, then answered gzip-compressed, with Content-Encoding: gzip",
+  unlabelled_gzip_after_commit: "work done, then answered gzip-compressed, without Content-Encoding",
+  html_after_commit: "work done, then answered HTTP 200 with a gateway's HTML page",
+  truncated_after_commit: "work done, then answered with JSON cut off half way",
+  total_counts_hidden: "a list's total counts one item more than the list shows",
 };
 
 /** Labels and starting values of the fault form's numeric fields. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ANSWER_FAULT_KINDS } from "./answer-faults";
 import { seededRandom } from "./random";
 
 export const FAULT_KINDS = [
@@ -10,6 +11,7 @@ export const FAULT_KINDS = [
   "http_500_after_commit",
   "delay",
   "late_commit",
+  ...ANSWER_FAULT_KINDS,
 ] as const;
 
 /** Kinds that hold the request for `ms` real milliseconds. */

@@ -7,12 +7,13 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { COMPONENTS } from "../components";
 import { dataSources } from "../datasources/functions";
 import { packageRoot, packageVersion } from "../package-root";
 import { RESOURCES } from "../resources";
 import { kindExport, kindModule as kindModuleName } from "../shim";
 import { dataSourceShapes } from "./data-source-shapes";
-import { resourceSchemas } from "./json-schema";
+import { componentSchemas, resourceSchemas } from "./json-schema";
 import { packageSchema, type PackageSchema, type SchemaSources } from "./package-schema";
 import { DATA_SOURCE_PAGES, referencePages, RESOURCE_PAGES } from "./reference/pages";
 import { kindModule, resourcesModule } from "./typescript-source";
@@ -30,6 +31,7 @@ function schemaSources(root: string): SchemaSources {
   return {
     version: packageVersion(root),
     resources: RESOURCES.map((definition) => ({ definition, schemas: resourceSchemas(definition) })),
+    components: COMPONENTS.map((definition) => ({ definition, schemas: componentSchemas(definition) })),
     dataSources: dataSourceShapes(
       path.join(root, "provider", "datasources", "index.ts"),
       Object.keys(dataSources),
@@ -47,12 +49,17 @@ export function generatedFiles(root: string = packageRoot()): Map<string, string
   const schema = packageSchema(sources);
   return new Map<string, string>([
     ["schema.json", `${JSON.stringify(schema, null, 2)}\n`],
-    ["provider/generated/resources.ts", resourcesModule(sources.resources)],
+    ["provider/generated/resources.ts", resourcesModule(sources.resources, sources.components)],
     ...RESOURCES.map((d): [string, string] => [
       `${GENERATED_DYNAMIC}/${kindModuleName(d.name)}.ts`,
       kindModule(d.name, kindExport(d.name)),
     ]),
-    ...referencePages({ schema, resources: sources.resources, dataSources: sources.dataSources }),
+    ...referencePages({
+      schema,
+      resources: sources.resources,
+      components: sources.components,
+      dataSources: sources.dataSources,
+    }),
   ]);
 }
 

@@ -5,6 +5,7 @@
  * written from it.
  */
 import { z } from "zod";
+import type { AnyComponentDefinition } from "../framework/define-component";
 import type { AnyResourceDefinition } from "../framework/define-resource";
 
 export interface JsonSchema {
@@ -57,6 +58,19 @@ export function resourceSchemas(definition: AnyResourceDefinition): ResourceSche
     replaceOnChanges: [
       ...(definition.update ? definition.diff.replaceOnChanges : Object.keys(definition.inputs.shape)),
     ],
+  };
+}
+
+/** The schemas of one component: its inputs as a program writes them, and its outputs. */
+export interface ComponentSchemas {
+  inputs: JsonSchema;
+  outputs: JsonSchema;
+}
+
+export function componentSchemas(definition: AnyComponentDefinition): ComponentSchemas {
+  return {
+    inputs: fromZod(definition.inputs, "input"),
+    outputs: fromZod(z.object(definition.outputs), "output"),
   };
 }
 

@@ -4,10 +4,18 @@
  * settings table: what the native plugin's GetSchema serves and what SDKs for other languages are
  * generated from.
  */
+import type { AnyComponentDefinition } from "../framework/define-component";
 import { describedWithId, PACKAGE, type AnyResourceDefinition } from "../framework/define-resource";
 import { SETTINGS } from "../settings";
 import type { DataSourceShapes } from "./data-source-shapes";
-import { pascal, refName, withoutNull, type JsonSchema, type ResourceSchemas } from "./json-schema";
+import {
+  pascal,
+  refName,
+  withoutNull,
+  type ComponentSchemas,
+  type JsonSchema,
+  type ResourceSchemas,
+} from "./json-schema";
 
 export interface PropertySpec {
   type?: string;
@@ -30,6 +38,8 @@ export interface ObjectTypeSpec {
 }
 
 export interface ResourceSpec {
+  /** A component resource: the engine has the provider's Construct make it and its children. */
+  isComponent?: true;
   description: string;
   properties: Record<string, PropertySpec>;
   required?: string[];
@@ -60,6 +70,7 @@ export interface PackageSchema {
 export interface SchemaSources {
   version: string;
   resources: { definition: AnyResourceDefinition; schemas: ResourceSchemas }[];
+  components: { definition: AnyComponentDefinition; schemas: ComponentSchemas }[];
   dataSources: DataSourceShapes;
 }
 
@@ -70,12 +81,16 @@ export function token(name: string): string {
 export function packageSchema(sources: SchemaSources): PackageSchema {
   const types = new TypeTable();
   const variables = configVariables();
-  const resources = Object.fromEntries(
-    sources.resources.map(({ definition, schemas }) => [
+  const resources = Object.fromEntries([
+    ...sources.resources.map(({ definition, schemas }) => [
       token(definition.name),
       resourceSpec(types, definition, schemas),
     ]),
-  );
+    ...sources.components.map(({ definition, schemas }) => [
+      token(definition.name),
+      componentSpec(types, definition, schemas),
+    ]),
+  ]);
   const functions = Object.fromEntries(
     sources.dataSources.functions.map((shape) => {
       const args =
@@ -134,6 +149,23 @@ function resourceSpec(
     description: describedWithId(definition),
     properties: { ...state.properties, ...outputs.properties },
     ...(required.length > 0 ? { required } : {}),
+    inputProperties: inputs.properties,
+    ...(inputs.required ? { requiredInputs: inputs.required } : {}),
+  };
+}
+
+function componentSpec(
+  types: TypeTable,
+  definition: AnyComponentDefinition,
+  schemas: ComponentSchemas,
+): ResourceSpec {
+  const inputs = types.object(schemas.inputs, schemas.inputs.$defs, definition.name);
+  const outputs = types.object(schemas.outputs, schemas.outputs.$defs, definition.name);
+  return {
+    isComponent: true,
+    description: definition.description,
+    properties: outputs.properties,
+    ...(outputs.required ? { required: outputs.required } : {}),
     inputProperties: inputs.properties,
     ...(inputs.required ? { requiredInputs: inputs.required } : {}),
   };

@@ -4,19 +4,31 @@
  * (docs/design/pulumi-machinery.md#runtime-mocks-and-jest), so the package's declarations
  * hold nothing of zod. One module per resource kind exports its dynamic provider (provider/shim.ts).
  */
+import type { AnyComponentDefinition } from "../framework/define-component";
 import { describedWithId, type AnyResourceDefinition } from "../framework/define-resource";
-import { refName, withoutNull, type JsonSchema, type ResourceSchemas } from "./json-schema";
+import {
+  refName,
+  withoutNull,
+  type ComponentSchemas,
+  type JsonSchema,
+  type ResourceSchemas,
+} from "./json-schema";
 
 export const GENERATED_NOTICE =
   "// Generated from the resource definitions (provider/resources) by `npm run build`; edit those, not this.";
 
 export function resourcesModule(
   resources: { definition: AnyResourceDefinition; schemas: ResourceSchemas }[],
+  components: { definition: AnyComponentDefinition; schemas: ComponentSchemas }[],
 ): string {
   const named = new NamedTypes();
-  const classes = resources.map(({ definition, schemas }) => resourceSource(definition, schemas, named));
+  const classes = [
+    ...resources.map(({ definition, schemas }) => resourceSource(definition, schemas, named)),
+    ...components.map(({ definition, schemas }) => componentSource(definition, schemas, named)),
+  ];
   const imports = [
     'import * as pulumi from "@pulumi/pulumi";',
+    'import { componentArguments, initializeComponent } from "../component-registration";',
     'import { resourceArguments } from "../registration";',
   ];
   return indented(
@@ -35,24 +47,64 @@ export function kindModule(kind: string, exportPath: string): string {
   ].join("\n");
 }
 
+/** The interface of a class's arguments: each input as a `pulumi.Input`. */
+function argsInterface(name: string, inputs: JsonSchema, named: NamedTypes): string {
+  const args = Object.entries(inputs.properties ?? {}).map(([field, schema]) => {
+    const optional = !inputs.required?.includes(field);
+    return `${doc(schema.description)}${field}${optional ? "?" : ""}: pulumi.Input<${named.type(schema, inputs.$defs)}>;`;
+  });
+  return [
+    `/** The arguments of {@link ${name}}. */`,
+    `export interface ${name}Args {\n${args.join("\n")}\n}`,
+  ].join("\n");
+}
+
+/**
+ * A component's class: its children are declared by `initialize` in the program, or, when the component
+ * registers as a remote one, by the native plugin's Construct.
+ */
+function componentSource(
+  definition: AnyComponentDefinition,
+  schemas: ComponentSchemas,
+  named: NamedTypes,
+): string {
+  const { name } = definition;
+  const outputs = Object.entries(fields(schemas.outputs, named)).map(
+    ([field, { type, description }]) =>
+      `${doc(description)}declare readonly ${field}: pulumi.Output<${type}>;`,
+  );
+  return [
+    argsInterface(name, schemas.inputs, named),
+    "",
+    doc(definition.description).trimEnd(),
+    `export class ${name} extends pulumi.ComponentResource {`,
+    ...outputs,
+    "",
+    `  constructor(name: string, args: ${name}Args, opts?: pulumi.ComponentResourceOptions) {`,
+    `    super(...componentArguments("${name}", name, args, opts));`,
+    "  }",
+    "",
+    "  /** Declares the children; Pulumi calls it while constructing a component it does not have the plugin construct. */",
+    "  protected override initialize(args: pulumi.Inputs, _opts?: unknown, name?: string): Promise<unknown> {",
+    `    return initializeComponent("${name}", this, args, name ?? "", (outputs) => this.registerOutputs(outputs));`,
+    "  }",
+    "}",
+  ].join("\n");
+}
+
 function resourceSource(
   definition: AnyResourceDefinition,
   schemas: ResourceSchemas,
   named: NamedTypes,
 ): string {
   const { name } = definition;
-  const args = Object.entries(schemas.inputs.properties ?? {}).map(([field, schema]) => {
-    const optional = !schemas.inputs.required?.includes(field);
-    return `${doc(schema.description)}${field}${optional ? "?" : ""}: pulumi.Input<${named.type(schema, schemas.inputs.$defs)}>;`;
-  });
   const state = { ...fields(schemas.state, named), ...fields(schemas.outputs, named) };
   const outputs = Object.entries(state).map(([field, { type, description }]) => {
     const secret = schemas.secret.includes(field) ? " A secret: Pulumi stores it encrypted." : "";
     return `${doc(description && description + secret)}declare readonly ${field}: pulumi.Output<${type}>;`;
   });
   return [
-    `/** The arguments of {@link ${name}}. */`,
-    `export interface ${name}Args {\n${args.join("\n")}\n}`,
+    argsInterface(name, schemas.inputs, named),
     "",
     doc(describedWithId(definition)).trimEnd(),
     `export class ${name} extends pulumi.dynamic.Resource {`,

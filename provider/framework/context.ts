@@ -10,6 +10,7 @@ import {
   GpuCloudError,
   isTransientError,
   terminalSafe,
+  UnreadableAnswerError,
 } from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
 import { OperationCancelledError } from "./errors";
@@ -127,6 +128,9 @@ export async function runOperation<T>(
   try {
     await ctx.api.verifyService({ signal }).catch((err: unknown) => {
       if (signal?.aborted) throw new OperationCancelledError("before anything was sent to the cloud");
+      // Before any work, an answer that cannot be read however often it is asked for says the address is
+      // wrong; later the same error may follow a call that did its work, so it never says nothing changed.
+      if (err instanceof UnreadableAnswerError) throw wrongAddress(err, ctx.settings.baseUrl);
       if (!isTransientError(err)) throw err;
     });
     return await work(ctx);

@@ -1,5 +1,6 @@
 // Generated from the resource definitions (provider/resources) by `npm run build`; edit those, not this.
 import * as pulumi from "@pulumi/pulumi";
+import { componentArguments, initializeComponent } from "../component-registration";
 import { resourceArguments } from "../registration";
 
 /** An exposed service of an instance (its server_map entry). */
@@ -220,5 +221,52 @@ export class PersonalImage extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: PersonalImageArgs, opts?: pulumi.CustomResourceOptions) {
     super(...resourceArguments("PersonalImage", name, args, opts));
+  }
+}
+
+/** The arguments of {@link Fleet}. */
+export interface FleetArgs {
+  /** How many members: `<fleet>-0` to `<fleet>-<size - 1>`, a whole number from 0 to 1000. */
+  size: pulumi.Input<number>;
+  /** Create from this pod (application-market template). */
+  podUuid?: pulumi.Input<string>;
+  /** Pod version; the latest when absent. Only with podUuid. */
+  podTag?: pulumi.Input<string>;
+  /** Create from this image instead of a pod. */
+  imageUuid?: pulumi.Input<string>;
+  /** GPU model. */
+  gpuUuid: pulumi.Input<string>;
+  /** Number of GPUs: 1, 2, 4, 8. */
+  gpuNums: pulumi.Input<number>;
+  /** Desired power state. */
+  running?: pulumi.Input<boolean>;
+  /** Create and start-up (running false to true) also wait until every web (http) service in server_map answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance. */
+  waitForServices?: pulumi.Input<boolean>;
+  /** How long each wait of create and power changes lasts, in seconds. */
+  waitTimeoutSeconds?: pulumi.Input<number>;
+  /** Gives every member an idle policy `<fleet>-<i>-idle` that shuts it down once all its GPUs stayed idle this long: 10, 30, 60 or 120 minutes. Absent: the members have no idle policy. */
+  idlePeriodMinutes?: pulumi.Input<number>;
+  /** With idlePeriodMinutes: the policies also destroy a member they shut down (irreversible). */
+  destroyOnIdle?: pulumi.Input<boolean>;
+  /** How a change of what the members are made of replaces them. `allAtOnce`: every member at the same time, as the engine replaces any resource (each new member is made before its old one is deleted). `oneAtATime`: member 0, then member 1, ..., each once the one before is done, so a spec that fails stops at its first member; new members are then created one at a time too. */
+  replaceMembers?: pulumi.Input<"allAtOnce" | "oneAtATime">;
+}
+
+/** A fleet of `size` identical GPU instances, each with its idle policy when `idlePeriodMinutes` is set, declared as one component resource. Its members are Instances named `<fleet>-<i>` (i from 0) with IdleClosePolicies named `<fleet>-<i>-idle`, its children; each member is titled with its own autoname (`<fleet>-<i>-<7 hex>`), the owner's mark. Growing adds members at the end and shrinking removes them from the end; the others are untouched. */
+export class Fleet extends pulumi.ComponentResource {
+  /** The members' instance uuids, member i at index i. */
+  declare readonly instanceUuids: pulumi.Output<string[]>;
+  /** The addresses of each member's web services, member i at index i. */
+  declare readonly serverUrls: pulumi.Output<string[][]>;
+  /** What the running members cost per hour together, in CNY, estimated from the catalogue before anything is rented (known at preview): size × (the pod's hourly price + the GPU model's hourly price × gpuNums); a member made from an image counts the GPU alone; 0 when running is false. */
+  declare readonly hourlyPrice: pulumi.Output<number>;
+
+  constructor(name: string, args: FleetArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(...componentArguments("Fleet", name, args, opts));
+  }
+
+  /** Declares the children; Pulumi calls it while constructing a component it does not have the plugin construct. */
+  protected override initialize(args: pulumi.Inputs, _opts?: unknown, name?: string): Promise<unknown> {
+    return initializeComponent("Fleet", this, args, name ?? "", (outputs) => this.registerOutputs(outputs));
   }
 }

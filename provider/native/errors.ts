@@ -7,6 +7,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import * as errorsproto from "@pulumi/pulumi/proto/errors_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { redact } from "./redact";
@@ -19,6 +20,16 @@ export class RpcError extends Error {
   constructor(
     readonly code: grpc.status,
     message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A component's inputs refused by its Construct: each input at fault with its rule. */
+export class InputsRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly errors: readonly { propertyPath: string; reason: string }[],
   ) {
     super(message);
   }
@@ -44,20 +55,44 @@ function initFailed(err: InitFailedError, hidden: readonly string[]): RpcFailure
   detail.setProperties(err.properties);
   detail.setInputs(err.inputs);
   detail.setReasonsList(err.reasons.map((reason) => redact(reason, hidden)));
+  return withDetail(grpc.status.UNKNOWN, message, detail, "pulumirpc.ErrorResourceInitFailed");
+}
+
+/** A component's inputs refused (its Construct): each input and its rule, as the engine prints them. */
+function inputsRefused(err: InputsRefusedError, hidden: readonly string[]): RpcFailure {
+  const detail = new errorsproto.InputPropertiesError();
+  for (const { propertyPath, reason } of err.errors) {
+    const refused = new errorsproto.InputPropertiesError.PropertyError();
+    refused.setPropertyPath(propertyPath);
+    refused.setReason(redact(reason, hidden));
+    detail.addErrors(refused);
+  }
+  const message = redact(err.message, hidden);
+  return withDetail(grpc.status.INVALID_ARGUMENT, message, detail, "pulumirpc.InputPropertiesError");
+}
+
+/** The status with `detail` packed into a google.rpc.Status in the `grpc-status-details-bin` trailer. */
+function withDetail(
+  code: grpc.status,
+  message: string,
+  detail: { serializeBinary(): Uint8Array },
+  typeName: string,
+): RpcFailure {
   const packed = new Any();
-  packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  packed.pack(detail.serializeBinary(), typeName);
   const status = new statusproto.Status();
-  status.setCode(grpc.status.UNKNOWN);
+  status.setCode(code);
   status.setMessage(message);
   status.addDetails(packed);
   const metadata = new grpc.Metadata();
   metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
-  return { code: grpc.status.UNKNOWN, details: message, metadata };
+  return { code, details: message, metadata };
 }
 
 /** Any failure as the status the engine receives; `hidden` are the texts of the call's secret inputs (see `secretTexts`). */
 export function rpcFailure(err: unknown, hidden: readonly string[] = []): RpcFailure {
   if (err instanceof InitFailedError) return initFailed(err, hidden);
+  if (err instanceof InputsRefusedError) return inputsRefused(err, hidden);
   const message = redact(messageOf(err), hidden);
   return { code: err instanceof RpcError ? err.code : grpc.status.UNKNOWN, details: message };
 }

@@ -48,9 +48,14 @@ function reveal(value: unknown): { value: unknown; secret: boolean } {
 
 /** A request's Struct as plain properties; a property with a secret anywhere inside counts as secret. */
 export function unwrap(struct: Struct | undefined): Unwrapped {
+  return unwrapSecrets((struct?.toJavaScript() ?? {}) as Props);
+}
+
+/** Properties in wire form as plain ones; a property with a secret anywhere inside counts as secret. */
+export function unwrapSecrets(wire: Props): Unwrapped {
   const props: Props = {};
   const secrets = new Set<string>();
-  for (const [name, raw] of Object.entries((struct?.toJavaScript() ?? {}) as Props)) {
+  for (const [name, raw] of Object.entries(wire)) {
     const { value, secret: isSecret } = reveal(raw);
     props[name] = value;
     if (isSecret) secrets.add(name);

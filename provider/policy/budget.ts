@@ -1,7 +1,8 @@
 /**
  * The money policies: the stack's hourly cost within a budget, and each instance's hourly price within a
- * cap. Both price instances from the cloud's catalogue (./prices.ts); a catalogue that cannot be read or
- * an instance that cannot be priced is a violation, never a pass.
+ * cap. Both price instances from the cloud's catalogue (./prices.ts) at the most they may cost
+ * (./billing.ts); a catalogue that cannot be read or an instance that cannot be priced is a violation,
+ * never a pass.
  */
 import type {
   ReportViolation,
@@ -13,33 +14,39 @@ import type {
 import Decimal from "decimal.js";
 import { CURRENCY } from "../datasources/pricing";
 import { messageOf } from "../framework/errors";
-import { priceList, priceOf, perHour, type InstancePrice, type PriceSource } from "./prices";
-import { instanceFacts, instancesOf, kindOf, undecided, Unknown } from "./resources";
+import { costFromInputs, costFromOutputs } from "./billing";
+import { refusingUnknownConfig } from "./config";
+import { described, perHour, type InstancePrice } from "./prices";
+import { instanceFacts, instancesOf, kindOf } from "./resources";
+import { isPreview, runPart } from "./run";
+import { RunningTotal } from "./running-total";
 
 /** How many of the most expensive instances a budget violation names. */
 const TOP = 5;
 
-const BASE_URL_SCHEMA = {
-  type: "string",
-  description:
-    "The cloud's base URL to read prices from; default: the stack's gpucloud:baseUrl, else GPUCLOUD_BASE_URL.",
-} as const;
-
-export interface StackBudgetConfig extends PriceSource {
-  /** The most the stack's running instances may cost per hour, in CNY. */
+export interface StackBudgetConfig {
+  /** The most the stack's instances may cost per hour, in CNY. */
   maxHourlyCost?: number;
 }
 
 export const STACK_BUDGET_DEFAULTS = { maxHourlyCost: 50 };
 
+const FIX_BUDGET =
+  "Run fewer or smaller instances, stop some that already exist (`running: false`), or raise maxHourlyCost " +
+  "in the policy pack config.";
+
 /**
- * The hourly cost of every Instance the stack would run, each the pod's hourly price plus the GPU's hourly
- * price times gpuNums (as `estimateHourlyPrice` and the fleet example's `hourlyPrice` output compute it),
- * is at most `maxHourlyCost`. Instances declared `running: false` count nothing.
+ * The stack's hourly cost, each instance at the pod's hourly price plus the GPU's hourly price times
+ * gpuNums (as `estimateHourlyPrice` and the fleet example's `hourlyPrice` output compute it), is at most
+ * `maxHourlyCost`. One policy with one budget checks at both points where the engine asks: the whole
+ * stack at the end of a preview (and after an update), and each instance before the update creates or
+ * changes it, against the run's running total, so the instance that would cross the budget is never made.
+ * (The policy SDK runs `validateResource` on each resource and `validateStack` on the stack for any policy
+ * that has them.)
  */
-export const stackHourlyBudget: StackValidationPolicy = {
+export const stackHourlyBudget: ResourceValidationPolicy & StackValidationPolicy = refusingUnknownConfig({
   name: "gpucloud-stack-hourly-budget",
-  description: `The stack's running GPU instances cost at most maxHourlyCost ${CURRENCY} per hour.`,
+  description: `The stack's GPU instances cost at most maxHourlyCost ${CURRENCY} per hour.`,
   enforcementLevel: "mandatory",
   configSchema: {
     properties: {
@@ -47,64 +54,108 @@ export const stackHourlyBudget: StackValidationPolicy = {
         type: "number",
         minimum: 0,
         default: STACK_BUDGET_DEFAULTS.maxHourlyCost,
-        description: `The most the stack's running instances may cost per hour, in ${CURRENCY}.`,
+        description: `The most the stack's instances may cost per hour, in ${CURRENCY}.`,
       },
-      baseUrl: BASE_URL_SCHEMA,
     },
   },
+  validateResource: admitWithinBudget,
   validateStack: checkStackBudget,
-};
+});
 
-async function checkStackBudget(args: StackValidationArgs, report: ReportViolation): Promise<void> {
-  const config = args.getConfig<StackBudgetConfig>();
-  const budget = new Decimal(config.maxHourlyCost ?? STACK_BUDGET_DEFAULTS.maxHourlyCost);
-  const running = instancesOf(args.resources).filter((i) => i.running !== false);
-  if (running.length === 0) return;
-  const list = await priceList(config).catch((err: unknown) => {
-    report(`Could not check the hourly budget: ${messageOf(err)}`);
-  });
-  if (!list) return;
-  const priced: InstancePrice[] = [];
-  const unknowns: Unknown[] = [];
-  for (const instance of running) {
-    const price = priceOf(instance, list);
-    if (price instanceof Unknown) unknowns.push(price);
-    else if (instance.running instanceof Unknown) unknowns.push(instance.running);
-    else if ("problem" in price)
-      report(`${price.problem} The hourly budget cannot be checked.`, instance.urn);
-    else priced.push(price);
+const budgetOf = (config: StackBudgetConfig) =>
+  new Decimal(config.maxHourlyCost ?? STACK_BUDGET_DEFAULTS.maxHourlyCost);
+
+const RUNNING_TOTAL = Symbol("the budget's running total");
+
+/**
+ * In an update, before the engine creates or changes an instance: the run's running total with it stays
+ * within the budget, or the instance is stopped here and nothing is made for it. A preview is judged as
+ * a whole by checkStackBudget instead.
+ */
+async function admitWithinBudget(args: ResourceValidationArgs, report: ReportViolation): Promise<void> {
+  if (kindOf(args.type) !== "Instance" || isPreview()) return;
+  const budget = budgetOf(args.getConfig<StackBudgetConfig>());
+  const cost = await orReported(
+    costFromInputs(instanceFacts(args)),
+    report,
+    `Could not check the hourly budget before "${args.name}"`,
+  );
+  if (!cost) return;
+  if ("problem" in cost) {
+    return report(`${cost.problem} The hourly budget cannot be checked, so the update stops before it.`);
   }
-  const total = priced.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
-  // Instances not known until up only add to what the known ones cost: over budget already is over budget.
-  if (total.greaterThan(budget)) report(overBudget(total, budget, priced, unknowns.length));
-  else if (unknowns.length > 0) undecided(unknowns[0]);
-}
-
-function overBudget(total: Decimal, budget: Decimal, priced: InstancePrice[], unpriced: number): string {
-  const top = [...priced].sort((a, b) => b.amount.comparedTo(a.amount)).slice(0, TOP);
-  const more = priced.length - top.length;
-  const lines = top.map((p) => `  ${p.name}: ${perHour(p.amount)} (${p.basis})`);
-  if (more > 0) lines.push(`  ... and ${more} more`);
-  const atLeast = unpriced > 0 ? `at least ` : "";
-  const notYet = unpriced > 0 ? ` (${unpriced} more whose price is not known until up would add to it)` : "";
-  return (
-    `The stack's ${priced.length} running instances would cost ${atLeast}${perHour(total)}${notYet}, ` +
-    `over maxHourlyCost ${perHour(budget)}. The most expensive:\n${lines.join("\n")}\n` +
-    "Run fewer or smaller instances, declare some `running: false`, or raise maxHourlyCost in the policy pack config."
+  if (!cost.counts) return;
+  const admission = runPart(RUNNING_TOTAL, () => new RunningTotal()).admit(cost.price, budget);
+  if (admission.admitted) return;
+  const counted = admission.before.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
+  report(
+    `"${args.name}" would take the stack's hourly cost to ${perHour(admission.total)}, over maxHourlyCost ` +
+      `${perHour(budget)}, so the update stops before "${args.name}" is created or changed. Counted in this ` +
+      `update before it: ${perHour(counted)}${mostExpensive(admission.before)}\n` +
+      `  "${args.name}": ${described(cost.price)}\n${FIX_BUDGET}`,
   );
 }
 
-export interface InstancePriceConfig extends PriceSource {
-  /** The most one running instance may cost per hour, in CNY. */
+/** The whole stack: at the end of a preview, each instance at the most it may cost; after an update, as made. */
+async function checkStackBudget(args: StackValidationArgs, report: ReportViolation): Promise<void> {
+  const budget = budgetOf(args.getConfig<StackBudgetConfig>());
+  const instances = instancesOf(args.resources);
+  if (instances.length === 0) return;
+  const costs = await orReported(
+    Promise.all(instances.map(costFromOutputs)),
+    report,
+    "Could not check the hourly budget",
+  );
+  if (!costs) return;
+  const priced: InstancePrice[] = [];
+  costs.forEach((cost, i) => {
+    if ("problem" in cost) report(`${cost.problem} The hourly budget cannot be checked.`, instances[i].urn);
+    else if (cost.counts) priced.push(cost.price);
+  });
+  const total = priced.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
+  if (!total.greaterThan(budget)) return;
+  const worst = priced.filter((p) => p.worstCase.length > 0).length;
+  const upTo = worst > 0 ? "up to " : "";
+  const how = worst > 0 ? `; ${worst} of them priced at the most they may cost (each says why)` : "";
+  report(
+    `The stack's ${priced.length} running instances would cost ${upTo}${perHour(total)}, over maxHourlyCost ` +
+      `${perHour(budget)}${how}. The most expensive:${mostExpensive(priced)}\n${FIX_BUDGET}`,
+  );
+}
+
+/** `\n  name: price (basis)` for the TOP dearest, and how many more. */
+function mostExpensive(prices: InstancePrice[]): string {
+  const top = [...prices].sort((a, b) => b.amount.comparedTo(a.amount)).slice(0, TOP);
+  const lines = top.map((p) => `\n  ${p.name}: ${described(p)}`);
+  if (prices.length > top.length) lines.push(`\n  ... and ${prices.length - top.length} more`);
+  return lines.join("");
+}
+
+/** What `pending` resolves to, or undefined once its failure (a cloud that cannot be read) is reported after `what`. */
+async function orReported<T>(
+  pending: Promise<T>,
+  report: ReportViolation,
+  what: string,
+): Promise<T | undefined> {
+  try {
+    return await pending;
+  } catch (err) {
+    report(`${what}: ${messageOf(err)}`);
+    return undefined;
+  }
+}
+
+export interface InstancePriceConfig {
+  /** The most one instance may cost per hour, in CNY. */
   maxInstanceHourlyPrice?: number;
 }
 
 export const INSTANCE_PRICE_DEFAULTS = { maxInstanceHourlyPrice: 20 };
 
-/** Each running Instance costs at most `maxInstanceHourlyPrice` per hour (the same formula as the budget). */
-export const instanceHourlyPrice: ResourceValidationPolicy = {
+/** Each Instance that bills costs at most `maxInstanceHourlyPrice` per hour (the same prices as the budget). */
+export const instanceHourlyPrice: ResourceValidationPolicy = refusingUnknownConfig({
   name: "gpucloud-instance-hourly-price",
-  description: `Each running GPU instance costs at most maxInstanceHourlyPrice ${CURRENCY} per hour.`,
+  description: `Each GPU instance costs at most maxInstanceHourlyPrice ${CURRENCY} per hour.`,
   enforcementLevel: "mandatory",
   configSchema: {
     properties: {
@@ -112,31 +163,28 @@ export const instanceHourlyPrice: ResourceValidationPolicy = {
         type: "number",
         minimum: 0,
         default: INSTANCE_PRICE_DEFAULTS.maxInstanceHourlyPrice,
-        description: `The most one running instance may cost per hour, in ${CURRENCY}.`,
+        description: `The most one instance may cost per hour, in ${CURRENCY}.`,
       },
-      baseUrl: BASE_URL_SCHEMA,
     },
   },
   validateResource: checkInstancePrice,
-};
+});
 
 async function checkInstancePrice(args: ResourceValidationArgs, report: ReportViolation): Promise<void> {
   if (kindOf(args.type) !== "Instance") return;
   const config = args.getConfig<InstancePriceConfig>();
   const cap = new Decimal(config.maxInstanceHourlyPrice ?? INSTANCE_PRICE_DEFAULTS.maxInstanceHourlyPrice);
-  const instance = instanceFacts(args);
-  if (instance.running === false) return;
-  const list = await priceList(config).catch((err: unknown) => {
-    report(`Could not check the price of "${instance.name}": ${messageOf(err)}`);
-  });
-  if (!list) return;
-  const price = priceOf(instance, list);
-  if (price instanceof Unknown) return undecided(price);
-  if ("problem" in price) return report(price.problem);
-  if (!price.amount.greaterThan(cap)) return;
-  if (instance.running instanceof Unknown) return undecided(instance.running);
+  const cost = await orReported(
+    costFromInputs(instanceFacts(args)),
+    report,
+    `Could not check the price of "${args.name}"`,
+  );
+  if (!cost) return;
+  if ("problem" in cost) return report(cost.problem);
+  if (!cost.counts || !cost.price.amount.greaterThan(cap)) return;
+  const upTo = cost.price.worstCase.length > 0 ? "up to " : "";
   report(
-    `"${instance.name}" would cost ${perHour(price.amount)} (${price.basis}), over maxInstanceHourlyPrice ` +
-      `${perHour(cap)}. Choose a cheaper GPU model or fewer GPUs, or raise maxInstanceHourlyPrice in the policy pack config.`,
+    `"${args.name}" would cost ${upTo}${described(cost.price)}, over maxInstanceHourlyPrice ${perHour(cap)}. ` +
+      "Choose a cheaper GPU model or fewer GPUs, or raise maxInstanceHourlyPrice in the policy pack config.",
   );
 }

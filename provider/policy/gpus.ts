@@ -9,6 +9,7 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
+import { refusingUnknownConfig } from "./config";
 import { firstUnknown, instanceFacts, instancesOf, kindOf, undecided, Unknown } from "./resources";
 
 export interface InstanceGpusConfig {
@@ -18,7 +19,7 @@ export interface InstanceGpusConfig {
 export const INSTANCE_GPUS_DEFAULTS = { maxGpusPerInstance: 8 };
 
 /** Each running Instance has at most `maxGpusPerInstance` GPUs. */
-export const instanceGpus: ResourceValidationPolicy = {
+export const instanceGpus: ResourceValidationPolicy = refusingUnknownConfig({
   name: "gpucloud-instance-gpus",
   description: "Each running GPU instance has at most maxGpusPerInstance GPUs.",
   enforcementLevel: "mandatory",
@@ -33,7 +34,7 @@ export const instanceGpus: ResourceValidationPolicy = {
     },
   },
   validateResource: checkInstanceGpus,
-};
+});
 
 function checkInstanceGpus(args: ResourceValidationArgs, report: ReportViolation): void {
   if (kindOf(args.type) !== "Instance") return;
@@ -54,7 +55,7 @@ export interface StackGpusConfig {
 export const STACK_GPUS_DEFAULTS = { maxGpusPerStack: 16 };
 
 /** The stack's running Instances have at most `maxGpusPerStack` GPUs together; stopped ones count none. */
-export const stackGpus: StackValidationPolicy = {
+export const stackGpus: StackValidationPolicy = refusingUnknownConfig({
   name: "gpucloud-stack-gpus",
   description: "The stack's running GPU instances have at most maxGpusPerStack GPUs together.",
   enforcementLevel: "mandatory",
@@ -69,7 +70,7 @@ export const stackGpus: StackValidationPolicy = {
     },
   },
   validateStack: checkStackGpus,
-};
+});
 
 function checkStackGpus(args: StackValidationArgs, report: ReportViolation): void {
   const cap = args.getConfig<StackGpusConfig>().maxGpusPerStack ?? STACK_GPUS_DEFAULTS.maxGpusPerStack;

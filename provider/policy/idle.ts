@@ -10,16 +10,17 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
+import { refusingUnknownConfig } from "./config";
 import { firstUnknown, instancesOf, kindOf, read, undecided, Unknown, type InstanceFacts } from "./resources";
 
 /** Every running Instance has an IdleClosePolicy or a `shutdownAt`. */
-export const idleShutdown: StackValidationPolicy = {
+export const idleShutdown: StackValidationPolicy = refusingUnknownConfig({
   name: "gpucloud-idle-shutdown",
   description:
     "Every running GPU instance has an IdleClosePolicy or a shutdownAt, so an idle one stops billing.",
   enforcementLevel: "advisory",
   validateStack: checkIdleShutdown,
-};
+});
 
 function checkIdleShutdown(args: StackValidationArgs, report: ReportViolation): void {
   const instances = instancesOf(args.resources);
@@ -77,13 +78,13 @@ function instanceSources(policy: PolicyResource): string[] {
 }
 
 /** No IdleClosePolicy destroys its instance (`destroyOnIdle`): off unless the pack's config turns it on. */
-export const noDestroyOnIdle: ResourceValidationPolicy = {
+export const noDestroyOnIdle: ResourceValidationPolicy = refusingUnknownConfig({
   name: "gpucloud-no-destroy-on-idle",
   description:
     "No IdleClosePolicy destroys its instance when idle (destroyOnIdle), which loses the instance's disk.",
   enforcementLevel: "disabled",
   validateResource: checkDestroyOnIdle,
-};
+});
 
 function checkDestroyOnIdle(args: ResourceValidationArgs, report: ReportViolation): void {
   if (kindOf(args.type) !== "IdleClosePolicy") return;

@@ -1,68 +1,18 @@
 /**
- * The prices the cost guard checks against: the cloud's GPU and pod catalogues, read once per policy
- * run with the data sources (so with the settings a program has: `gpucloud:baseUrl` / GPUCLOUD_BASE_URL,
- * `gpucloud:apiKey` / GPUCLOUD_API_KEY), and each instance priced with the data sources' one formula.
+ * An instance's hourly price as the cost guard plans for it: the pod's hourly price plus the GPU's hourly
+ * price times gpuNums, with the data sources' one formula. An instance made from a personal image pays
+ * its source pod, as the cloud bills it; one made from a market image pays its GPUs alone. What a preview
+ * does not know yet, and the model a list of fallbacks lands on (chosen by the cloud at create), is
+ * priced at the most it may cost, and the price says which input it priced so.
  */
-import { createHash } from "node:crypto";
 import Decimal from "decimal.js";
-import { redact, terminalSafe } from "../../sdk";
-import { connect } from "../datasources/client";
-import { getGpus, type GpuModel } from "../datasources/gpus";
-import { getPods, type Pod } from "../datasources/pods";
-import { CURRENCY, estimateHourlyPrice } from "../datasources/pricing";
+import { GPU_NUMS, terminalSafe } from "../../sdk";
+import type { GpuModel } from "../datasources/gpus";
+import type { Pod } from "../datasources/pods";
+import { CURRENCY, estimateHourlyPrice, type HourlyPriced } from "../datasources/pricing";
 import { messageOf } from "../framework/errors";
-import { firstUnknown, type InstanceFacts, type Unknown } from "./resources";
-
-export interface PriceList {
-  gpus: ReadonlyMap<string, GpuModel>;
-  pods: ReadonlyMap<string, Pod>;
-}
-
-/** Where the price list comes from: the policy's `baseUrl` wins over the stack config and the environment. */
-export interface PriceSource {
-  baseUrl?: string;
-}
-
-/**
- * The Pulumi CLI starts a policy pack for each run, so a process is a run: every policy and every
- * resource of it shares one read per cloud and key. A failed read is kept too: a run whose catalogue
- * is down answers each of its thousand instances at once with the same failure, not after its own retries.
- */
-const lists = new Map<string, Promise<PriceList>>();
-
-/** The price list, or the reason it cannot be had, in words that never hold the API key. */
-export async function priceList(source: PriceSource): Promise<PriceList> {
-  let apiKey: string | undefined;
-  try {
-    const connection = connect(source);
-    apiKey = connection.apiKey;
-    const id = createHash("sha256").update(`${connection.baseUrl}\n${apiKey}`).digest("hex");
-    let pending = lists.get(id);
-    if (!pending) {
-      pending = readPriceList(source);
-      pending.catch(() => undefined);
-      lists.set(id, pending);
-    }
-    return await pending;
-  } catch (err) {
-    throw new Error(
-      `the cloud's price list could not be read: ${redact(messageOf(err), apiKey)} The cost guard ` +
-        "passes no stack it cannot price: fix the connection, or disable this policy in the policy pack config.",
-    );
-  }
-}
-
-async function readPriceList(source: PriceSource): Promise<PriceList> {
-  // The GPU list needs the key; the pod list is public. Invalid GPU models are kept: an instance of one still bills.
-  const [{ gpus }, { pods }] = await Promise.all([
-    getGpus({ includeInvalid: true }, source),
-    getPods({}, source),
-  ]);
-  return {
-    gpus: new Map(gpus.map((gpu) => [gpu.gpuUuid, gpu])),
-    pods: new Map(pods.map((pod) => [pod.podUuid, pod])),
-  };
-}
+import { catalogue, imageSource, type Catalogue } from "./cloud";
+import { Unknown, type InstanceFacts } from "./resources";
 
 /** One instance's hourly price and how it was made, for messages. */
 export interface InstancePrice {
@@ -71,39 +21,185 @@ export interface InstancePrice {
   amount: Decimal;
   /** e.g. `pod ComfyUI 0.2 + 4090D 1.88 × 2`. */
   basis: string;
+  /** Each input priced at the most it may cost, and how; empty when the price is exact. */
+  worstCase: string[];
 }
 
-/** The price of an instance, an Unknown while a preview does not know what it is made of, or why it has none. */
-export type Priced = InstancePrice | Unknown | { problem: string };
+/** The price of an instance, or why it has none. */
+export type Priced = InstancePrice | { problem: string };
 
-/** Prices an instance from the list: pod price + GPU price × gpuNums (an image-based instance has no pod price). */
-export function priceOf(instance: InstanceFacts, list: PriceList): Priced {
-  const { podUuid, imageUuid, gpuUuid, gpuNums } = instance;
-  const unknown = firstUnknown(podUuid, imageUuid, gpuUuid, gpuNums);
-  if (unknown) return unknown;
+/** An instance that already exists is priced by the model it runs on (the dearest, if it may be one of several). */
+export interface RunsOn {
+  gpuUuids: string[];
+}
+
+const MOST_GPUS = Math.max(...GPU_NUMS);
+
+interface PodPart extends HourlyPriced {
+  label: string;
+}
+
+type Part<T> = T | { problem: string };
+
+const isProblem = <T extends object>(part: Part<T>): part is { problem: string } => "problem" in part;
+
+/**
+ * Prices `instance`, reading the catalogue (and the image list, for an instance made from an image).
+ * Rejects when the cloud cannot be read; resolves to a problem when the instance cannot be priced.
+ */
+export async function priceOf(instance: InstanceFacts, runsOn?: RunsOn): Promise<Priced> {
+  const list = await catalogue();
+  const worstCase: string[] = [];
   const problem = (why: string) => ({ problem: `"${instance.name}" cannot be priced: ${why}` });
-  const gpu = list.gpus.get(gpuUuid as string);
-  if (!gpu) return problem("its gpuUuid is not a GPU model of the cloud's catalogue.");
-  const pod =
-    typeof podUuid === "string" ? list.pods.get(podUuid) : { hourlyPrice: 0, currency: CURRENCY, title: "" };
-  if (!pod) return problem("its podUuid is not a pod of the cloud's catalogue.");
+  const pod = await podPart(instance, list, worstCase);
+  if (isProblem(pod)) return problem(pod.problem);
+  const gpu = runsOn ? modelItRunsOn(runsOn, list) : gpuPart(instance, list, worstCase);
+  if (isProblem(gpu)) return problem(gpu.problem);
+  let gpuNums = instance.gpuNums;
+  if (gpuNums instanceof Unknown) {
+    gpuNums = MOST_GPUS;
+    worstCase.push(`gpuNums is not known until up: priced at ${MOST_GPUS}, the most the cloud takes`);
+  }
+  if (gpuNums === undefined) return problem("it declares no gpuNums.");
   try {
-    const estimate = estimateHourlyPrice({ pod, gpu, gpuNums: gpuNums as number });
-    // A violation message quotes the basis: the catalogue's names are shown escaped.
-    const podPart =
-      typeof podUuid === "string" ? `pod ${terminalSafe(pod.title)} ${pod.hourlyPrice}` : "image";
+    const estimate = estimateHourlyPrice({ pod, gpu, gpuNums });
     return {
       name: instance.name,
       urn: instance.urn,
       amount: new Decimal(estimate.amount),
-      basis: `${podPart} + ${terminalSafe(gpu.gpuName)} ${gpu.hourlyPrice} × ${String(gpuNums)}`,
+      // A violation message quotes the basis: the catalogue's names are shown escaped.
+      basis: `${pod.label} + ${terminalSafe(gpu.gpuName)} ${gpu.hourlyPrice} × ${gpuNums}`,
+      worstCase,
     };
   } catch (err) {
     return problem(messageOf(err).replace(/^estimateHourlyPrice: /, ""));
   }
 }
 
+/** The pod part: the declared pod, an image's source pod, nothing for a market image, or the dearest pod when not known. */
+async function podPart(
+  instance: InstanceFacts,
+  list: Catalogue,
+  worstCase: string[],
+): Promise<Part<PodPart>> {
+  const { podUuid, imageUuid } = instance;
+  if (podUuid instanceof Unknown || (podUuid === undefined && imageUuid instanceof Unknown)) {
+    const input = podUuid instanceof Unknown ? "podUuid" : "imageUuid";
+    const dearest = dearestPod(list);
+    if (!dearest)
+      return { problem: `its ${input} is not known until up, and the catalogue lists no priced pod.` };
+    worstCase.push(
+      `${input} is not known until up: priced at the dearest pod, ${terminalSafe(dearest.title)}`,
+    );
+    return podOf(dearest, "pod");
+  }
+  if (typeof podUuid === "string") {
+    const pod = list.pods.get(podUuid);
+    return pod ? podOf(pod, "pod") : { problem: "its podUuid is not a pod of the cloud's catalogue." };
+  }
+  if (typeof imageUuid !== "string") return { problem: "it declares neither podUuid nor imageUuid." };
+  const source = await imageSource(imageUuid);
+  if (!source) {
+    return {
+      problem:
+        `its imageUuid ${terminalSafe(imageUuid)} is neither one of this API key's personal images nor a market ` +
+        "image, so what the cloud bills for it is not known. Check the imageUuid and the stack's gpucloud:apiKey.",
+    };
+  }
+  // The cloud bills a market image's instance for its GPUs alone (there is no pod behind it).
+  if (source.kind === "market")
+    return { label: "market image (no pod price)", hourlyPrice: 0, currency: CURRENCY };
+  const pod = list.pods.get(source.podUuid);
+  if (!pod) {
+    return {
+      problem: `its image was saved from pod ${terminalSafe(source.podUuid)}, which is not in the cloud's catalogue.`,
+    };
+  }
+  return podOf(pod, "image of pod");
+}
+
+function podOf(pod: Pod, what: string): PodPart {
+  const label = `${what} ${terminalSafe(pod.title)} ${pod.hourlyPrice ?? "(no price)"}`;
+  return { label, hourlyPrice: pod.hourlyPrice, currency: pod.currency };
+}
+
+/**
+ * The GPU part of an instance still to be made: the dearest of gpuUuid and its fallbacks (the cloud picks
+ * the first with free cards), or the dearest valid model when one of them is not known yet.
+ */
+function gpuPart(instance: InstanceFacts, list: Catalogue, worstCase: string[]): Part<GpuModel> {
+  const { gpuUuid, fallbackGpuUuids } = instance;
+  if (gpuUuid === undefined) return { problem: "it declares no gpuUuid." };
+  const named: [string, string][] = [
+    ...(typeof gpuUuid === "string" ? [[gpuUuid, "its gpuUuid"] as [string, string]] : []),
+    ...(Array.isArray(fallbackGpuUuids)
+      ? fallbackGpuUuids.map(
+          (uuid, i) => [uuid, `its fallbackGpuUuids[${i}] (${terminalSafe(uuid)})`] as [string, string],
+        )
+      : []),
+  ];
+  const models: GpuModel[] = [];
+  for (const [uuid, subject] of named) {
+    const model = modelOf(uuid, subject, list);
+    if (isProblem(model)) return model;
+    models.push(model);
+  }
+  const unknown = [gpuUuid, fallbackGpuUuids].some((v) => v instanceof Unknown);
+  const dearest = unknown ? dearestValidModel(list) : undefined;
+  if (unknown && !dearest)
+    return { problem: "its GPU model is not known until up, and the catalogue lists no valid model." };
+  const worst = [...models, ...(dearest ? [dearest] : [])].reduce(dearer);
+  if (unknown) {
+    const input = gpuUuid instanceof Unknown ? "gpuUuid" : "fallbackGpuUuids";
+    worstCase.push(
+      `${input} is not known until up: priced at the dearest valid GPU model, ${terminalSafe(worst.gpuName)}`,
+    );
+  } else if (models.length > 1) {
+    worstCase.push(
+      `fallbackGpuUuids: the model is chosen at create, so priced at the dearest of the list, ${terminalSafe(worst.gpuName)}`,
+    );
+  }
+  return worst;
+}
+
+function modelItRunsOn({ gpuUuids }: RunsOn, list: Catalogue): Part<GpuModel> {
+  const models: GpuModel[] = [];
+  for (const uuid of gpuUuids) {
+    const model = modelOf(uuid, `the model it runs on (${terminalSafe(uuid)})`, list);
+    if (isProblem(model)) return model;
+    models.push(model);
+  }
+  return models.reduce(dearer);
+}
+
+/** The catalogue's model `uuid`, or a problem saying `subject` (e.g. "its gpuUuid") is none. */
+function modelOf(uuid: string, subject: string, list: Catalogue): Part<GpuModel> {
+  return list.gpus.get(uuid) ?? { problem: `${subject} is not a GPU model of the cloud's catalogue.` };
+}
+
+const dearer = (a: GpuModel, b: GpuModel) => (b.hourlyPrice > a.hourlyPrice ? b : a);
+
+/** The dearest model an instance can be created on: the cloud creates on valid models only. */
+function dearestValidModel(list: Catalogue): GpuModel | undefined {
+  const valid = [...list.gpus.values()].filter((m) => m.valid);
+  return valid.length > 0 ? valid.reduce(dearer) : undefined;
+}
+
+/** The dearest priced pod: what any pod, or any image's source pod, costs at most. */
+function dearestPod(list: Catalogue): Pod | undefined {
+  const priced = [...list.pods.values()].filter((p) => p.hourlyPrice !== undefined);
+  return priced.length > 0
+    ? priced.reduce((a, b) => ((b.hourlyPrice as number) > (a.hourlyPrice as number) ? b : a))
+    : undefined;
+}
+
 /** `2.08 CNY/h`. */
 export function perHour(amount: Decimal | number): string {
   return `${new Decimal(amount).toString()} ${CURRENCY}/h`;
+}
+
+/** A price as messages list it: `2.08 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 1; worst case: ...)`. */
+export function described(price: InstancePrice): string {
+  const worst = price.worstCase.length > 0 ? `; worst case: ${price.worstCase.join("; ")}` : "";
+  return `${perHour(price.amount)} (${price.basis}${worst})`;
 }

@@ -70,6 +70,8 @@ export interface InstanceFacts {
   podUuid: Maybe<string | undefined>;
   imageUuid: Maybe<string | undefined>;
   gpuUuid: Maybe<string | undefined>;
+  /** The models tried after gpuUuid when it has no free cards, in order; absent means none. */
+  fallbackGpuUuids: Maybe<string[] | undefined>;
   gpuNums: Maybe<number | undefined>;
   title: Maybe<string | undefined>;
   shutdownAt: Maybe<number | string | undefined>;
@@ -90,6 +92,7 @@ export function instanceFacts(resource: {
     podUuid: ofType(get("podUuid"), "string"),
     imageUuid: ofType(get("imageUuid"), "string"),
     gpuUuid: ofType(get("gpuUuid"), "string"),
+    fallbackGpuUuids: stringList(get("fallbackGpuUuids")),
     gpuNums: ofType(get("gpuNums"), "number"),
     title: ofType(get("title"), "string"),
     shutdownAt: ofType(get("shutdownAt"), "string", "number"),
@@ -106,6 +109,23 @@ interface TypeNames {
 function ofType<K extends keyof TypeNames>(value: unknown, ...types: K[]): Maybe<TypeNames[K] | undefined> {
   if (value instanceof Unknown) return value;
   return (types as string[]).includes(typeof value) ? (value as TypeNames[K]) : undefined;
+}
+
+/**
+ * A list of strings, or an Unknown when the list or any of its items is not known yet; undefined when
+ * absent or not a list. Items that are not strings are left out: the provider's check refuses them.
+ */
+function stringList(value: unknown): Maybe<string[] | undefined> {
+  if (value instanceof Unknown) return value;
+  if (!Array.isArray(value)) return undefined;
+  const items: string[] = [];
+  for (let i = 0; i < value.length; i++) {
+    // Each item is read through the SDK's proxy: an unknown item throws as an unknown property does.
+    const item = read(value as unknown as Record<string, unknown>, String(i));
+    if (item instanceof Unknown) return item;
+    if (typeof item === "string") items.push(item);
+  }
+  return items;
 }
 
 /** The stack's Instances, with their facts. */

@@ -4,15 +4,16 @@
  * Messages name the resources, never the titles, which a program may have made secret.
  */
 import type { ReportViolation, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
+import { refusingUnknownConfig } from "./config";
 import { instancesOf, quoted, undecided, Unknown } from "./resources";
 
 /** Every Instance declares a title, and no two Instances of the stack declare the same one. */
-export const uniqueTitles: StackValidationPolicy = {
+export const uniqueTitles: StackValidationPolicy = refusingUnknownConfig({
   name: "gpucloud-unique-titles",
   description: "Every GPU instance has a title of its own within the stack.",
   enforcementLevel: "mandatory",
   validateStack: checkTitles,
-};
+});
 
 function checkTitles(args: StackValidationArgs, report: ReportViolation): void {
   const byTitle = new Map<string, string[]>();

@@ -27,7 +27,7 @@ const threshold = (what: string) =>
       `${what} utilisation threshold in percent: 0 = the platform's threshold, 100 = skip this check.`,
     );
 
-const IdleClosePolicyInputs = z.object({
+export const IdleClosePolicyInputs = z.object({
   instanceUuid: z
     .string({ error: "must be a string (an instance uuid)" })
     .min(1, "must not be empty")

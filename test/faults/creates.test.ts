@@ -1,6 +1,6 @@
 /**
  * Scenario 1, creates under fire: 100 Instance creates of one spec through one provider server, 16 at a
- * time, while a seeded schedule loses the answer of 30% of the create calls, in turn in seven ways:
+ * time, while a seeded schedule loses the answer of 30% of the create calls, in turn in eleven ways:
  * - reset: the connection is reset before the cloud did anything;
  * - dropped: the cloud makes the instance, then drops the connection;
  * - late: the cloud holds the call past the provider's request timeout (0.5 s), then makes the instance;
@@ -12,14 +12,19 @@
  *   it a moment later (another deployer);
  * - slow: a slow cloud, the call carried out 1 to 3 request timeouts after it arrived (seeded): at the
  *   edge of the timing model, where a commit that lands just after the window closed is caught by the
- *   late watch (destroyed as surplus, or taken as the create's instance) instead of left orphaned.
- * 10% of every other call of the provider fails too (HTTP 500 or a reset connection). Then nine more
+ *   late watch (destroyed as surplus, or taken as the create's instance) instead of left orphaned;
+ * - malformed answers to a create the cloud carried out (schedule.ts): nulls (every optional field of
+ *   the record null, read as it is), html200 (a gateway's HTML page with HTTP 200), truncated (JSON cut
+ *   off half way) and gzip (compressed without Content-Encoding), the last three unreadable.
+ * 10% of every other call of the provider fails too (HTTP 500, a reset connection, or, carried out, an
+ * answer it cannot read: a gateway's HTML page with HTTP 200 or JSON cut off half way). Then nine more
  * creates of three specs lose their answers while the instance list is down until their deadline: their
  * outcome stays unknown, so they leave pending records, and later runs (new provider processes, the cloud
  * calm) resolve them, one spec by `refresh`, one by `up`, one by `destroy` (with any record the fleet
  * left). Afterwards the cloud must hold exactly what the state holds, once each, nothing of the other
- * deployer's may be in the state, and destroy (under fire again) must leave nothing. Outcomes are judged
- * by counts and states, never by timings.
+ * deployer's may be in the state, no create may report a success the cloud does not bear out (its
+ * instance there, carrying its title), and destroy (under fire again) must leave nothing. Outcomes are
+ * judged by counts and states, never by timings.
  *
  * The scenario runs through both front doors: the dynamic-provider server, and the package's native plugin
  * with a fleet of 40 (every way of loss still represented, the same nine unknown creates and later runs),
@@ -32,13 +37,15 @@ import { onCalls, onInstancesMade } from "../support/emulator-hooks";
 import { reportFigure } from "../support/figures";
 import { initFailure } from "../support/init-failure";
 import { DOORS, gpucloudHarness, providerConfig, type Door } from "../support/providers";
-import { startWorld, type World } from "../support/world";
+import { startWorld, titlesIn, type World } from "../support/world";
 import type { PendingCreate } from "../../provider/resources/instance/lost-create/pending-record";
 import {
   bounded,
   Decoys,
   FAULT_EMULATOR,
   FaultSchedule,
+  MALFORMED_WAYS,
+  malformedWays,
   seconds,
   seeded,
   type FaultRule,
@@ -61,7 +68,7 @@ const SHIFTS_PER_LOSS = 30;
 /** The other deployer titles its instance within this long: well inside the 1 s quiet time. */
 const FOREIGN_TITLE_MS = 250;
 const CREATE = "/instance/create_by_pod";
-const WAYS = ["reset", "dropped", "late", "http500", "shifted", "foreign", "slow"] as const;
+const WAYS = ["reset", "dropped", "late", "http500", "shifted", "foreign", "slow", ...MALFORMED_WAYS] as const;
 /** The request timeout of CONFIG: a slow cloud carries a create out 1 to 3 of these after it arrives. */
 const T_MS = 500;
 type Way = (typeof WAYS)[number];
@@ -115,6 +122,7 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
       arm: (table, path) => table.add({ path, kind, count: 1 }),
     });
     const ways: Record<Way, FaultWay> = {
+      ...malformedWays(),
       reset: once("reset", "reset"),
       dropped: { name: "dropped", arm: drop },
       http500: once("http500", "http_500_after_commit"),
@@ -146,7 +154,7 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
       name: "other",
       matches: (c) => c.key === fleet && c.path !== CREATE,
       rate: 0.1,
-      kinds: ["http_500", "reset"],
+      kinds: ["http_500", "reset", "html_after_commit", "truncated_after_commit"],
     };
     const undoShift = onCalls(w.emulator, (call) => {
       if (call.key === fleet && call.path === "/instance/list" && shiftsLeft > 0) {
@@ -189,6 +197,11 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
 
     const { created, pending, failures } = outcomes(results, inputs);
     const inStateAfterFirstRun = new Set(created.map((s) => s.id));
+    // A create that reported success for an instance the cloud does not hold under its title.
+    const cloudTitles = titlesIn(w.emulator);
+    const silentSuccesses = created
+      .filter((s) => cloudTitles.get(s.id) !== s.inputs.title || s.outputs.title !== s.inputs.title)
+      .map((s) => s.id);
 
     const outage = await w.advancing(createsDuringOutage(w));
     // Before any later run: an instance no state holds is one a pending record of its spec and window
@@ -247,15 +260,25 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
         `other-faults=${schedule.describe("other")} list-shifts=${decoys.destroyed} (+${decoys.added} at the tail) ` +
         `foreign-instances=${foreign.size} late-arrivals-destroyed=${lateDestroyed} slower-than-model-warnings=${slowerThanModel} | outage: creates=${outage.creates} pending=${outage.pending.length} made=${outage.made} | ` +
         `later runs: ${later.figures} | ` +
-        `orphaned=${orphaned.length} duplicated=${duplicated} adopted-from-another-owner=${adoptedForeign.length} ` +
+        `orphaned=${orphaned.length} duplicated=${duplicated} silent-successes=${silentSuccesses.length} ` +
+        `adopted-from-another-owner=${adoptedForeign.length} ` +
         `foreign-taken-over=${foreignTakenOver.length} left-after-destroy=${left.length} delete-failures=${deleteFailures.length} ` +
         `first run ${seconds(firstRunMs)}, in all ${seconds(performance.now() - started)}`,
     );
     expect({ failures, deleteFailures }).toEqual({ failures: [], deleteFailures: [] });
-    expect({ unaccounted, orphaned, duplicated, adoptedForeign, foreignTakenOver, left }).toEqual({
+    expect({
+      unaccounted,
+      orphaned,
+      duplicated,
+      silentSuccesses,
+      adoptedForeign,
+      foreignTakenOver,
+      left,
+    }).toEqual({
       unaccounted: [],
       orphaned: [],
       duplicated: 0,
+      silentSuccesses: [],
       adoptedForeign: [],
       foreignTakenOver: [],
       left: [],
@@ -265,7 +288,7 @@ describe.each(DOORS)("creates under fire, through the %s door", (door) => {
     // server packs the provider code in with the outputs, the plugin sends the outputs alone.
     for (const record of outage.pending) expect("__provider" in record.outputs).toBe(door === "dynamic");
     expect(later.resolved).toBe(pending.length + outage.pending.length);
-    // The schedule really fired as asked (seeded), in the six ways in turn, re-sent creates included;
+    // The schedule really fired as asked (seeded), in the eleven ways in turn, re-sent creates included;
     // a create whose connection was reset before any work made nothing and was sent again, once.
     const lost = schedule.figures.get("create")!;
     // 6 in every block of 20 calls, and at most 6 in the block under way.

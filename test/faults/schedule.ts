@@ -8,12 +8,46 @@ import type { FaultTable } from "../../emulator/core/faults";
 import type { LoggedRequest } from "../../emulator/core/requestlog";
 import { onCalls, type ApiCall } from "../support/emulator-hooks";
 
-export type FaultKind = "http_500" | "http_429" | "http_503" | "reset" | "drop_after_commit" | "delay";
+export type FaultKind =
+  | "http_500"
+  | "http_429"
+  | "http_503"
+  | "reset"
+  | "drop_after_commit"
+  | "delay"
+  | "html_after_commit"
+  | "truncated_after_commit";
 
 /** A fault that is more than one entry of the fault table: it arms what it needs for the call at `path`. */
 export interface FaultWay {
   name: string;
   arm(table: FaultTable, path: string): void;
+}
+
+/**
+ * Malformed answers to a call the cloud carried out (the emulator's answer faults): its record's
+ * optional fields null, which the client reads as they are, and three answers it cannot read (a
+ * gateway's HTML page with HTTP 200, JSON cut off half way, gzip without Content-Encoding), which leave
+ * a create's outcome unknown, as a lost answer does.
+ */
+export const MALFORMED_ANSWERS = {
+  nulls: "nulls_after_commit",
+  html200: "html_after_commit",
+  truncated: "truncated_after_commit",
+  gzip: "unlabelled_gzip_after_commit",
+} as const;
+
+export type MalformedWay = keyof typeof MALFORMED_ANSWERS;
+
+export const MALFORMED_WAYS = Object.keys(MALFORMED_ANSWERS) as MalformedWay[];
+
+/** Each malformed answer as a way of losing a call's answer: one fault for the call at `path`. */
+export function malformedWays(): Record<MalformedWay, FaultWay> {
+  const way = (name: MalformedWay): FaultWay => ({
+    name,
+    arm: (table, path) => table.add({ path, kind: MALFORMED_ANSWERS[name], count: 1 }),
+  });
+  return { nulls: way("nulls"), html200: way("html200"), truncated: way("truncated"), gzip: way("gzip") };
 }
 
 /** The emulator of a fault scenario: a fleet billed for simulated hours must not run out of money half way. */

@@ -2,8 +2,10 @@
  * Scenario 7, two stacks and one key: two stacks (two provider processes, as two people or CI jobs run
  * `pulumi up`) deploy the same spec with the same API key, 16 creates at a time each, half of them
  * titled and half left to their autonames, while a seeded schedule loses the answer of 30% of the create
- * calls in turn in five ways (reset before any work, dropped after commit, carried out after the client
- * timed out, HTTP 500 after commit, dropped with the instance list shifting under the walks), holds 15%
+ * calls in turn in nine ways (reset before any work, dropped after commit, carried out after the client
+ * timed out, HTTP 500 after commit, dropped with the instance list shifting under the walks, and the four
+ * malformed answers of schedule.ts: optional fields null, a gateway's HTML page with HTTP 200, JSON cut off
+ * half way, gzip without Content-Encoding), holds 15%
  * of the title writes (owner marks, claim tokens and their releases) 2.5 request timeouts before carrying
  * them out, and fails 10% of every other call. The stacks deploy in two waves; between them a person
  * creates untitled instances of the same spec by hand, which every create of the second wave lists before
@@ -12,7 +14,7 @@
  *
  * Afterwards the cloud holds exactly what the two states hold: no orphan, no duplicate, no instance in
  * both states, none that one stack's create was answered for in the other's state, none of the
- * person's taken. Then each stack destroys what it holds, and nothing of theirs is left. Outcomes are
+ * person's taken, and no silent success (a state whose instance does not carry its title). Then each stack destroys what it holds, and nothing of theirs is left. Outcomes are
  * judged by counts and states, never by timings.
  */
 import { fingerprint } from "pulumi-gpucloud/emulator";
@@ -29,6 +31,8 @@ import {
   Decoys,
   FAULT_EMULATOR,
   FaultSchedule,
+  MALFORMED_WAYS,
+  malformedWays,
   seconds,
   type FaultRule,
   type FaultWay,
@@ -53,7 +57,7 @@ const SHIFTS_PER_LOSS = 30;
 const PERSON_INSTANCES = 3;
 const CREATE = "/instance/create_by_pod";
 const TITLE = "/instance/update_title";
-const WAYS = ["reset", "dropped", "late", "http500", "shifted"] as const;
+const WAYS = ["reset", "dropped", "late", "http500", "shifted", ...MALFORMED_WAYS] as const;
 type Way = (typeof WAYS)[number];
 const STACKS = ["a", "b"] as const;
 type StackName = (typeof STACKS)[number];
@@ -184,6 +188,7 @@ describe.each(DOORS)("two stacks of one key, through the %s door", (door) => {
     );
     const titles = titlesIn(emulator);
     const takenFromPerson = personMade.filter((id) => inStates.includes(id) || titles.get(id) !== "");
+    // Silent successes: a create that reported an instance the cloud does not hold under its title.
     const wrongTitles = STACKS.flatMap((name) =>
       states[name].filter((s) => titles.get(s.id) !== s.inputs.title).map((s) => s.id),
     );
@@ -213,7 +218,8 @@ describe.each(DOORS)("two stacks of one key, through the %s door", (door) => {
         `late-title-writes=${faults.describe("late-title")} (carried out late: marks=${lateTitles.marks} claims=${lateTitles.claims}) ` +
         `other-faults=${faults.describe("other")} list-shifts=${decoys.destroyed} person-instances=${personMade.length} | ` +
         `cloud=${fleet.length} state-a=${held.a.length} state-b=${held.b.length} orphaned=${orphaned.length} ` +
-        `duplicated=${duplicated} in-both-states=${inBoth.length} taken-from-other-stack=${takenFromOther.length} ` +
+        `duplicated=${duplicated} silent-successes=${wrongTitles.length} in-both-states=${inBoth.length} ` +
+        `taken-from-other-stack=${takenFromOther.length} ` +
         `taken-from-person=${takenFromPerson.length} ` +
         `left-after-destroy=${left.length} delete-failures=${deleteFailures.length} ` +
         `first run ${seconds(firstRunMs)}, in all ${seconds(performance.now() - started)}`,
@@ -263,6 +269,7 @@ function lossWays(shift: () => void): Record<Way, FaultWay> {
     arm: (table, path) => table.add({ path, kind, count: 1 }),
   });
   return {
+    ...malformedWays(),
     reset: once("reset", "reset"),
     dropped: once("dropped", "drop_after_commit"),
     http500: once("http500", "http_500_after_commit"),

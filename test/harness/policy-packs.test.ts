@@ -4,13 +4,17 @@
  * engine's handling of a pack's config (schema defaults, `all`, validation) and of packs that cannot start.
  */
 import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
 import { parse } from "yaml";
 import { installPackedCopy, type InstalledProject } from "../../dev/installed";
 import { REPO_ROOT } from "../../dev/self-link";
-import { costGuardPolicyPack, OperationError } from "../../testing";
-import { PolicyRun, type AnalyzedResource } from "../../testing/policy-pack";
+import { costGuardPolicyPack, OperationError, secret } from "../../testing";
+import { PolicyRun, type AnalyzedResource, type PolicyPackConfig } from "../../testing/policy-pack";
+import { GPU_4090D, GPU_5090, POD_COMFYUI } from "../policy/stack-view";
 import { openExample, type ExampleRun } from "../examples/helpers";
 
 const manifest = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
@@ -128,5 +132,126 @@ describe("a pack's config in a preview", () => {
     expect(policyViolations.map((v) => [v.policy, v.enforcementLevel])).toEqual([
       ["gpucloud-stack-hourly-budget", "advisory"],
     ]);
+  });
+});
+
+describe("the cost guard as the engine runs it: each resource's inputs before its step, the stack after", () => {
+  const KEY = "pack-key";
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, timeScale: 0, apiKeys: [KEY] });
+  });
+  afterAll(() => emulator?.close());
+
+  /** The pack for one run of the stack `test`, whose config points at the emulator with KEY. */
+  const startRun = (config: PolicyPackConfig, dryRun: boolean) =>
+    PolicyRun.start([costGuardPolicyPack(config)], {
+      project: "p",
+      stack: "test",
+      config: { "gpucloud:baseUrl": emulator.url, "gpucloud:apiKey": secret(KEY) },
+      env: process.env,
+      dryRun,
+    });
+
+  /** An Instance's checked inputs as a front door shows them: the dynamic one carries its `__provider`. */
+  function shown(
+    door: "dynamic" | "native",
+    name: string,
+    props: Record<string, unknown> = {},
+  ): AnalyzedResource {
+    const type = door === "dynamic" ? "pulumi-nodejs:dynamic/gpucloud:Instance" : "gpucloud:index:Instance";
+    return {
+      urn: `urn:pulumi:test::p::${type}::${name}`,
+      type,
+      name,
+      properties: {
+        podUuid: POD_COMFYUI,
+        gpuUuid: GPU_4090D,
+        gpuNums: 1,
+        title: name,
+        running: true,
+        ...props,
+        ...(door === "dynamic"
+          ? { __provider: "exports.handler = require('pulumi-gpucloud/dynamic/instance')" }
+          : {}),
+      },
+      additionalSecretOutputs: [],
+      dependencies: [],
+      propertyDependencies: {},
+    };
+  }
+
+  it.each(["dynamic", "native"] as const)(
+    "prices fallbackGpuUuids from the inputs the %s front door shows, at preview",
+    async (door) => {
+      const run = await startRun({ "gpucloud-instance-hourly-price": { maxInstanceHourlyPrice: 5 } }, true);
+      try {
+        const listed = shown(door, "listed", { fallbackGpuUuids: [GPU_5090], gpuNums: 2 });
+        const blocking = await run.analyze(listed);
+        expect(blocking.map((v) => [v.policy, v.urn])).toEqual([
+          ["gpucloud-instance-hourly-price", listed.urn],
+        ]);
+        expect(blocking[0].message).toContain(
+          '"listed" would cost up to 6.16 CNY/h (pod ComfyUI 0.2 + 5090 2.98 × 2; worst case: fallbackGpuUuids: ' +
+            "the model is chosen at create, so priced at the dearest of the list, 5090)",
+        );
+      } finally {
+        await run.stop();
+      }
+    },
+  );
+
+  it("stops each instance past the budget before its step in an update, analysed side by side, then judges the stack", async () => {
+    const run = await startRun({ "gpucloud-stack-hourly-budget": { maxHourlyCost: 10.4 } }, false);
+    try {
+      const fleet = Array.from({ length: 12 }, (_, i) => shown(i % 2 ? "dynamic" : "native", `f${i}`));
+      const outcomes = await Promise.all(fleet.map((r) => run.analyze(r)));
+      const admitted = fleet.filter((_, i) => outcomes[i].length === 0);
+      expect(admitted).toHaveLength(5);
+      expect(outcomes.flat().every((v) => v.policy === "gpucloud-stack-hourly-budget")).toBe(true);
+      // What the update made: the five let through, each now with its uuid.
+      const made = admitted.map((r, i) => ({
+        ...r,
+        properties: { ...r.properties, instanceUuid: `ins-${i}` },
+      }));
+      expect(await run.analyzeStack(made)).toEqual([]);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it("refuses a config key a policy does not take, naming the key, the policy and its keys", async () => {
+    const run = await startRun({ "gpucloud-stack-hourly-budget": { maxHourlyCots: 20 } }, true);
+    try {
+      await expect(run.analyzeStack([shown("native", "a")])).rejects.toThrow(
+        /gpucloud-stack-hourly-budget the key "maxHourlyCots", which it does not take: gpucloud-stack-hourly-budget takes maxHourlyCost and enforcementLevel/,
+      );
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it("never sends the stack's key to a baseUrl the pack config names: the pack refuses it", async () => {
+    const seen: (string | undefined)[] = [];
+    const listener = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const { port } = listener.address() as AddressInfo;
+    const run = await startRun(
+      { "gpucloud-stack-hourly-budget": { baseUrl: `http://127.0.0.1:${port}` } },
+      true,
+    );
+    try {
+      await expect(run.analyzeStack([shown("dynamic", "a")])).rejects.toThrow(
+        /the key "baseUrl", which it does not take: the cost guard reads the cloud only at the stack's own endpoint/,
+      );
+      await expect(run.analyze(shown("dynamic", "a"))).rejects.toThrow(/the key "baseUrl"/);
+      expect(seen).toEqual([]);
+    } finally {
+      await run.stop();
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });

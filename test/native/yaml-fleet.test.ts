@@ -2,7 +2,8 @@
  * examples/yaml-fleet, the Pulumi YAML program of the native plugin, against the package schema: every
  * resource type, property, function, argument and result it uses exists, with the right types. The
  * checker itself is shown to catch each kind of mistake, so a clean answer means something. Then the
- * program itself, run through the native plugin, checked by the cost guard policy pack.
+ * program itself, run through the native plugin (whose Construct declares the Fleet's members), checked
+ * by the cost guard policy pack.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -25,11 +26,9 @@ describe("examples/yaml-fleet", () => {
   it("uses only what the schema declares, with the right types", () => {
     const program = example();
     expect(problems(program)).toEqual([]);
+    // One resource however large the fleet: the plugin's Construct declares its members.
     expect(Object.values(program.resources).map((r) => (r as { type: string }).type)).toEqual([
-      "gpucloud:index:Instance",
-      "gpucloud:index:IdleClosePolicy",
-      "gpucloud:index:Instance",
-      "gpucloud:index:IdleClosePolicy",
+      "gpucloud:index:Fleet",
     ]);
   });
 
@@ -45,14 +44,20 @@ describe("examples/yaml-fleet", () => {
 describe("the Pulumi YAML checker", () => {
   it("names each unknown type, property, function, argument, result and reference, and each wrong type", () => {
     const program = example();
-    program.resources["fleet-0"].properties = { gpuUuid: "${gpu.gpuUuid}", gpuNums: "one", colour: "red" };
-    program.resources["fleet-0-idle"].properties.instanceUuid = "${fleet-0.instanceId}";
-    program.resources["fleet-1-idle"].properties.idlePeriodMinutes = "${podTitle}";
+    program.resources.fleet.properties = {
+      ...program.resources.fleet.properties,
+      gpuNums: "one",
+      colour: "red",
+      idlePeriodMinutes: "${podTitle}",
+    };
     program.resources.extra = { type: "gpucloud:index:Volume" };
     program.variables.gpu["fn::invoke"].arguments = { model: "4090D" };
     program.variables.pod["fn::invoke"].function = "gpucloud:index:getPods2";
     program.variables.balance["fn::invoke"].return = "credit";
     program.outputs.gpu = "${gpus.gpuName}";
+    program.outputs.instanceUuids = "${fleet.instanceId}";
+    // A component has a URN, but no id.
+    program.outputs.fleetId = "${fleet.id}";
     expect(problems(program)).toEqual([
       'resources.extra.type: "gpucloud:index:Volume" is not a resource of the package',
       expect.stringMatching(
@@ -61,11 +66,12 @@ describe("the Pulumi YAML checker", () => {
       "variables.gpu.fn::invoke.arguments.name: required but not set",
       "variables.pod.fn::invoke.function: gpucloud:index:getPods2 is not a function of the package",
       'variables.balance.fn::invoke.return: "credit" is not a result of gpucloud:index:getBalance',
-      "resources.fleet-0.properties.gpuNums: expected integer, got string",
-      expect.stringMatching(/^resources\.fleet-0\.properties\.colour: not a property/),
-      'resources.fleet-0-idle.properties.instanceUuid: ${fleet-0.instanceId}: gpucloud:index:Instance has no "instanceId"',
-      "resources.fleet-1-idle.properties.idlePeriodMinutes: expected integer, got string",
+      "resources.fleet.properties.gpuNums: expected integer, got string",
+      "resources.fleet.properties.idlePeriodMinutes: expected integer, got string",
+      expect.stringMatching(/^resources\.fleet\.properties\.colour: not a property/),
       "outputs.gpu: ${gpus.gpuName} names gpus, which is no config, variable or resource",
+      'outputs.instanceUuids: ${fleet.instanceId}: gpucloud:index:Fleet has no "instanceId"',
+      'outputs.fleetId: ${fleet.id}: gpucloud:index:Fleet has no "id"',
     ]);
   });
 
@@ -112,14 +118,19 @@ describe("examples/yaml-fleet through the native plugin, under the cost guard po
     await emulator?.close();
   });
 
-  it("passes within budget: two instances of one 4090D each, 4.16 CNY/h", async () => {
+  it("passes within budget: two instances of one 4090D each, 4.16 CNY/h, the members the plugin's Construct declared", async () => {
     const preview = await stack.preview();
-    expect(Object.fromEntries(preview.steps.map((s) => [s.name, `${s.type} ${s.op}`]))).toEqual({
-      "fleet-0": "gpucloud:index:Instance create",
-      "fleet-0-idle": "gpucloud:index:IdleClosePolicy create",
-      "fleet-1": "gpucloud:index:Instance create",
-      "fleet-1-idle": "gpucloud:index:IdleClosePolicy create",
-    });
+    const member = (type: string) => `gpucloud:index:Fleet$gpucloud:index:${type}`;
+    expect(Object.fromEntries(preview.steps.map((s) => [s.name, `${s.urn.split("::")[2]} ${s.op}`]))).toEqual(
+      {
+        fleet: "gpucloud:index:Fleet create",
+        "fleet-0": `${member("Instance")} create`,
+        "fleet-0-idle": `${member("IdleClosePolicy")} create`,
+        "fleet-1": `${member("Instance")} create`,
+        "fleet-1-idle": `${member("IdleClosePolicy")} create`,
+      },
+    );
+    expect(preview.outputs.hourlyPrice).toBe(4.16);
     expect(preview.policyViolations).toEqual([]);
   });
 

@@ -129,7 +129,9 @@ export class YamlProgramChecker {
         this.symbols.set(name, ANY);
         continue;
       }
-      const properties = { id: { type: "string" }, urn: { type: "string" }, ...spec.properties };
+      // A component has a URN but no id.
+      const ids: Record<string, PropertySpec> = spec.isComponent ? {} : { id: { type: "string" } };
+      const properties = { ...ids, urn: { type: "string" }, ...spec.properties };
       this.symbols.set(name, { kind: "object", name: type as string, properties, required: [] });
     }
   }

@@ -17,6 +17,8 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10; 
       parallelCreateN: 2,
       engineN: [2],
       doors: DOORS,
+      fleetN: [2],
+      fleetRounds: 1,
     });
   }, 240_000); // a loaded machine (the whole npm test at once) takes several times its 30 s alone
 
@@ -72,6 +74,25 @@ describe("npm run bench, smoke variant (N=10, with and without --rate-limit 10; 
         "POST /instance/set_idle_close": 2,
       });
       expect(run.providerPeakMemoryMb).toBeGreaterThan(0);
+    }
+  });
+
+  it("compares a Fleet of 2 with the same fleet by hand through both doors: the same calls", () => {
+    for (const door of DOORS) {
+      const run = (declared: string) =>
+        results.fleet.find((r) => r.door === door && r.declared === declared)!.records;
+      const up = (declared: string) => run(declared).find((r) => r.operation === "up")!;
+      // Every call but the list walks the waits share, whose number follows how long the waits last.
+      const besidesWalks = (declared: string) =>
+        Object.fromEntries(
+          Object.entries(up(declared).byEndpoint).filter(([endpoint]) => endpoint !== "GET /instance/list"),
+        );
+      expect(run("Fleet").map((r) => [r.operation, r.error])).toEqual([
+        ["preview", undefined],
+        ["up", undefined],
+        ["destroy", undefined],
+      ]);
+      expect(besidesWalks("Fleet")).toEqual(besidesWalks("by hand"));
     }
   });
 

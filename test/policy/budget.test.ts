@@ -1,12 +1,10 @@
 /**
- * The money policies of the cost guard against a real emulator's catalogue: the stack's hourly budget
- * and each instance's price cap, with the prices the data sources give (pod + GPU × gpuNums).
+ * The money policies of the cost guard against a real emulator's catalogue: the stack's hourly budget as
+ * the engine shows it the whole stack (at the end of a preview, after an update) and each instance's price
+ * cap, with the prices the data sources give (pod + GPU × gpuNums), unknowns at the most they may cost.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
-import { clearCatalogueCache } from "../../provider/datasources/catalogue-cache";
 import { instanceHourlyPrice, stackHourlyBudget } from "../../provider/policy";
-import { requests } from "../support/data-source-cloud";
+import { KEY, useGuardCloud } from "./guard-cloud";
 import {
   checkResource,
   checkStack,
@@ -19,30 +17,11 @@ import {
   UNKNOWN,
 } from "./stack-view";
 
-const KEY = "policy-key";
 const REFUSED_KEY = "refused-key";
-const COUNTED_KEY = "counted-key";
+const cloud = useGuardCloud();
 
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startEmulator({
-    port: 0,
-    timeScale: 0,
-    apiKeys: [`u:${KEY}`, `r:${REFUSED_KEY}`, `c:${COUNTED_KEY}`],
-  });
-});
-afterAll(() => emulator.close());
-beforeEach(() => stackConfig({ "gpucloud:baseUrl": emulator.url, "gpucloud:apiKey": KEY }));
-
-/** The stack config a policy pack reads (under the CLI, from PULUMI_CONFIG). */
-function stackConfig(config: Record<string, string>): void {
-  pulumi.runtime.setAllConfig(config, ["gpucloud:apiKey"]);
-}
-
-const requestsTo = async (endpoint: string) => (await requests(emulator, endpoint)).length;
-
-describe("gpucloud-stack-hourly-budget", () => {
-  it("passes a stack whose running instances cost at most maxHourlyCost", async () => {
+describe("gpucloud-stack-hourly-budget, the whole stack", () => {
+  it("passes a stack whose instances cost at most maxHourlyCost", async () => {
     const fleet = [instance("a"), instance("b")];
     expect(await checkStack(stackHourlyBudget, fleet, { maxHourlyCost: 4.16 })).toEqual({ violations: [] });
   });
@@ -69,23 +48,31 @@ describe("gpucloud-stack-hourly-budget", () => {
           "  small-0: 2.08 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 1)\n" +
           "  small-1: 2.08 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 1)\n" +
           "  ... and 2 more\n" +
-          "Run fewer or smaller instances, declare some `running: false`, or raise maxHourlyCost in the policy pack config.",
+          "Run fewer or smaller instances, stop some that already exist (`running: false`), or raise maxHourlyCost in the policy pack config.",
       },
     ]);
   });
 
-  it("counts instances declared running: false as nothing", async () => {
-    const fleet = [instance("on"), instance("off", { gpuUuid: GPU_5090, gpuNums: 8, running: false })];
-    expect(await checkStack(stackHourlyBudget, fleet, { maxHourlyCost: 2.08 })).toEqual({ violations: [] });
+  it("counts an instance already made and declared stopped as nothing, and reads both type tokens", async () => {
+    const stopped = instance(
+      "off",
+      { gpuUuid: GPU_5090, gpuNums: 8, running: false, instanceUuid: "ins-1" },
+      NATIVE,
+    );
+    expect(await checkStack(stackHourlyBudget, [instance("on"), stopped], { maxHourlyCost: 2.08 })).toEqual({
+      violations: [],
+    });
   });
 
-  it("prices an instance from an image by its GPUs alone, and reads both type tokens", async () => {
-    const fromImage = instance("img", { podUuid: undefined, imageUuid: "img-1", gpuNums: 2 }, NATIVE);
-    const { violations } = await checkStack(stackHourlyBudget, [fromImage, instance("pod")], {
-      maxHourlyCost: 5,
-    });
-    expect(violations[0].message).toContain("would cost 5.84 CNY/h");
-    expect(violations[0].message).toContain("  img: 3.76 CNY/h (image + 4090D 1.88 × 2)\n");
+  it("counts an instance still to be made at its price even when declared running: false, and says why", async () => {
+    const fresh = instance("fresh", { running: false });
+    const { violations } = await checkStack(stackHourlyBudget, [instance("on"), fresh], { maxHourlyCost: 4 });
+    expect(violations[0].message).toContain("would cost up to 4.16 CNY/h, over maxHourlyCost 4 CNY/h");
+    expect(violations[0].message).toContain(
+      "  fresh: 2.08 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 1; worst case: declared running: false, but the " +
+        "cloud creates it running: it bills from its create until it is stopped, and the cloud takes its first " +
+        "hour's price from the balance at create)",
+    );
   });
 
   it("applies its default budget (50 CNY/h) when the pack config gives none", async () => {
@@ -94,26 +81,57 @@ describe("gpucloud-stack-hourly-budget", () => {
     expect(violations[0].message).toMatch(/would cost 52 CNY\/h, over maxHourlyCost 50 CNY\/h/);
   });
 
-  describe("at preview, with values not known until up", () => {
-    it("cannot run when the known instances are within budget: the unknown one could break it", async () => {
-      const fleet = [instance("known"), instance("later", { gpuNums: UNKNOWN })];
-      expect(await checkStack(stackHourlyBudget, fleet, { maxHourlyCost: 10 })).toEqual({
-        violations: [],
-        cannotRun: "string value at .gpuNums can't be known during preview",
-      });
+  it("after an update, prices an instance by the model it got, not the dearest of its list", async () => {
+    const made = instance("made", {
+      instanceUuid: "ins-1",
+      gpuUuid: GPU_4090D,
+      fallbackGpuUuids: [GPU_5090],
+      gpuNums: 8,
     });
+    expect(await checkStack(stackHourlyBudget, [made], { maxHourlyCost: 15.24 }, "update")).toEqual({
+      violations: [],
+    });
+  });
 
-    it("fails when the known instances alone are over budget, saying the rest would add to it", async () => {
-      const fleet = [
-        instance("known", { gpuNums: 8 }),
-        instance("later", { gpuUuid: UNKNOWN }),
-        instance("maybe", { running: UNKNOWN }),
-      ];
+  describe("at preview, with values not known until up: each priced at the most it may cost", () => {
+    it("an unknown gpuNums at 8, the most the cloud takes, and the message says so", async () => {
+      const fleet = [instance("known"), instance("later", { gpuNums: UNKNOWN })];
       const { violations, cannotRun } = await checkStack(stackHourlyBudget, fleet, { maxHourlyCost: 10 });
       expect(cannotRun).toBeUndefined();
-      expect(violations[0].message).toMatch(
-        /^The stack's 1 running instances would cost at least 15.24 CNY\/h \(2 more whose price is not known until up would add to it\), over maxHourlyCost 10 CNY\/h/,
+      expect(violations[0].message).toContain(
+        "The stack's 2 running instances would cost up to 17.32 CNY/h, over maxHourlyCost 10 CNY/h; 1 of them priced " +
+          "at the most they may cost (each says why). The most expensive:\n" +
+          "  later: 15.24 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 8; worst case: gpuNums is not known until up: " +
+          "priced at 8, the most the cloud takes)\n",
       );
+    });
+
+    it("an unknown gpuUuid at the dearest valid model, an unknown pod at the dearest pod, an unknown power state as running", async () => {
+      const fleet = [
+        instance("model", { gpuUuid: UNKNOWN }),
+        instance("pod", { podUuid: UNKNOWN, gpuNums: 2 }),
+        instance("maybe", { running: UNKNOWN }),
+      ];
+      const { violations } = await checkStack(stackHourlyBudget, fleet, { maxHourlyCost: 1 });
+      expect(violations[0].message).toContain("would cost up to 9.22 CNY/h");
+      expect(violations[0].message).toContain(
+        "  model: 3.18 CNY/h (pod ComfyUI 0.2 + 5090 2.98 × 1; worst case: gpuUuid is not known until up: " +
+          "priced at the dearest valid GPU model, 5090)",
+      );
+      expect(violations[0].message).toContain(
+        "  pod: 3.96 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 2; worst case: podUuid is not known until up: " +
+          "priced at the dearest pod, ComfyUI)",
+      );
+      expect(violations[0].message).toContain(
+        "  maybe: 2.08 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 1; worst case: running is not known until up: counted as running)",
+      );
+    });
+
+    it("passes a stack whose worst case is within budget: no 'cannot run during preview'", async () => {
+      const fleet = [instance("known"), instance("later", { gpuNums: UNKNOWN })];
+      expect(await checkStack(stackHourlyBudget, fleet, { maxHourlyCost: 17.32 })).toEqual({
+        violations: [],
+      });
     });
   });
 
@@ -135,27 +153,24 @@ describe("gpucloud-stack-hourly-budget", () => {
     expect(JSON.stringify(violations)).not.toContain("s3cr3t");
   });
 
-  it("reads the price lists once for a whole run, whatever the number of instances and policies", async () => {
-    // A key of its own: the price lists other tests read are not this run's.
-    stackConfig({ "gpucloud:baseUrl": emulator.url, "gpucloud:apiKey": COUNTED_KEY });
-    clearCatalogueCache();
-    await fetch(`${emulator.url}/_emulator/requests`, { method: "DELETE" });
+  it("reads the price lists once for a whole run, whatever the number of instances and policies, and no instance list it does not need", async () => {
     const fleet = Array.from({ length: 30 }, (_, i) => instance(`f${i}`));
     await Promise.all([
       checkStack(stackHourlyBudget, fleet),
       ...fleet.map((i) => checkResource(instanceHourlyPrice, i)),
+      ...fleet.map((i) => checkResource(stackHourlyBudget, i)),
     ]);
-    expect({ gpus: await requestsTo("/gpu/list"), pods: await requestsTo("/pod/list") }).toEqual({
-      gpus: 1,
-      pods: 1,
-    });
+    expect({
+      gpus: await cloud.calls("/gpu/list"),
+      pods: await cloud.calls("/pod/list"),
+      instances: await cloud.calls("/instance/list"),
+    }).toEqual({ gpus: 1, pods: 1, instances: 0 });
   });
 
   describe("when the prices cannot be had, a violation that says why, never a pass", () => {
     it("the catalogue is unreachable", async () => {
-      const { violations } = await checkStack(stackHourlyBudget, [instance("a")], {
-        baseUrl: "http://127.0.0.1:1",
-      });
+      cloud.stackConfig({ "gpucloud:baseUrl": "http://127.0.0.1:1", "gpucloud:apiKey": KEY });
+      const { violations } = await checkStack(stackHourlyBudget, [instance("a")]);
       expect(violations).toHaveLength(1);
       expect(violations[0].message).toMatch(
         /^Could not check the hourly budget: the cloud's price list could not be read: .*127\.0\.0\.1:1.* The cost guard passes no stack it cannot price/s,
@@ -163,8 +178,7 @@ describe("gpucloud-stack-hourly-budget", () => {
     });
 
     it("the cloud refuses the key, and the message holds no key", async () => {
-      stackConfig({ "gpucloud:baseUrl": emulator.url, "gpucloud:apiKey": REFUSED_KEY });
-      await fetch(`${emulator.url}/_emulator/keys/${REFUSED_KEY}/disable`, { method: "POST" });
+      cloud.stackConfig({ "gpucloud:baseUrl": cloud.emulator.url, "gpucloud:apiKey": REFUSED_KEY });
       const stack = await checkStack(stackHourlyBudget, [instance("a")]);
       const single = await checkResource(instanceHourlyPrice, instance("a"));
       expect(stack.violations[0].message).toMatch(
@@ -177,7 +191,7 @@ describe("gpucloud-stack-hourly-budget", () => {
     });
 
     it("no API key is set, naming both ways to set one", async () => {
-      stackConfig({ "gpucloud:baseUrl": emulator.url });
+      cloud.stackConfig({ "gpucloud:baseUrl": cloud.emulator.url });
       const saved = process.env.GPUCLOUD_API_KEY;
       delete process.env.GPUCLOUD_API_KEY;
       try {
@@ -205,31 +219,44 @@ describe("gpucloud-instance-hourly-price", () => {
     });
   });
 
-  it("passes one within it, one declared stopped, and resources that are not instances", async () => {
+  it("passes one within it, one already made and declared stopped, and resources that are not instances", async () => {
     const cap = { maxInstanceHourlyPrice: 7.72 };
     expect(await checkResource(instanceHourlyPrice, instance("mid", { gpuNums: 4 }), cap)).toEqual({
       violations: [],
     });
+    await cloud.instance("off", { gpuUuid: GPU_5090, gpuNums: 8 });
     const stopped = instance("off", { gpuUuid: GPU_5090, gpuNums: 8, running: false });
     expect(await checkResource(instanceHourlyPrice, stopped, cap)).toEqual({ violations: [] });
     const policy = resource(DYNAMIC, "IdleClosePolicy", "idle", { instanceUuid: "x", idlePeriodMinutes: 10 });
     expect(await checkResource(instanceHourlyPrice, policy, cap)).toEqual({ violations: [] });
   });
 
-  it("cannot run at preview while the instance's GPU is not known", async () => {
+  it("at preview, prices an unknown GPU model at the dearest valid one and says so", async () => {
     const later = instance("later", { gpuUuid: UNKNOWN, gpuNums: 8 });
-    expect(await checkResource(instanceHourlyPrice, later)).toEqual({
-      violations: [],
-      cannotRun: "string value at .gpuUuid can't be known during preview",
+    expect(await checkResource(instanceHourlyPrice, later, {}, "preview")).toEqual({
+      violations: [
+        {
+          message:
+            '"later" would cost up to 24.04 CNY/h (pod ComfyUI 0.2 + 5090 2.98 × 8; worst case: gpuUuid is not known ' +
+            "until up: priced at the dearest valid GPU model, 5090), over maxInstanceHourlyPrice 20 CNY/h. " +
+            "Choose a cheaper GPU model or fewer GPUs, or raise maxInstanceHourlyPrice in the policy pack config.",
+        },
+      ],
     });
   });
 
-  it("with a power state not known yet: passes within the cap, cannot run over it", async () => {
-    const maybe = instance("maybe", { running: UNKNOWN, gpuUuid: GPU_4090D });
-    expect(await checkResource(instanceHourlyPrice, maybe)).toEqual({ violations: [] });
+  it("checks an instance whose power state is not known yet, or that is still to be made stopped, as one that bills", async () => {
     const maybeBig = instance("maybe-big", { running: UNKNOWN, gpuUuid: GPU_5090, gpuNums: 8 });
-    expect((await checkResource(instanceHourlyPrice, maybeBig)).cannotRun).toBe(
-      "string value at .running can't be known during preview",
+    const freshBig = instance("fresh-big", { running: false, gpuUuid: GPU_5090, gpuNums: 8 });
+    const [maybe, fresh] = await Promise.all([
+      checkResource(instanceHourlyPrice, maybeBig, {}, "preview"),
+      checkResource(instanceHourlyPrice, freshBig, {}, "preview"),
+    ]);
+    expect(maybe.violations[0].message).toContain(
+      "worst case: running is not known until up: counted as running",
+    );
+    expect(fresh.violations[0].message).toContain(
+      "declared running: false, but the cloud creates it running",
     );
   });
 });

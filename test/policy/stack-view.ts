@@ -107,23 +107,41 @@ const notApplicable = (reason?: string): never => {
   throw new Error(`not applicable: ${reason}`);
 };
 
+/** The policy's look at the whole stack, at the end of a preview unless `run` says update. */
 export function checkStack(
   policy: StackValidationPolicy,
   resources: PolicyResource[],
   config: object = {},
+  run: "preview" | "update" = "preview",
 ): Promise<Outcome> {
-  return outcomeOf((report) =>
-    policy.validateStack(
-      { resources, stackTags: new Map(), getConfig: <T>() => config as T, notApplicable },
-      report,
+  return during(run, () =>
+    outcomeOf((report) =>
+      policy.validateStack(
+        { resources, stackTags: new Map(), getConfig: <T>() => config as T, notApplicable },
+        report,
+      ),
     ),
   );
 }
 
+/** The engine tells a pack whether its run is a preview in its environment (PULUMI_NODEJS_DRY_RUN). */
+async function during<T>(run: "preview" | "update", check: () => Promise<T>): Promise<T> {
+  const saved = process.env.PULUMI_NODEJS_DRY_RUN;
+  process.env.PULUMI_NODEJS_DRY_RUN = String(run === "preview");
+  try {
+    return await check();
+  } finally {
+    if (saved === undefined) delete process.env.PULUMI_NODEJS_DRY_RUN;
+    else process.env.PULUMI_NODEJS_DRY_RUN = saved;
+  }
+}
+
+/** The policy's look at one resource's inputs, in an update unless `run` says preview. */
 export function checkResource(
   policy: ResourceValidationPolicy,
   shown: PolicyResource,
   config: object = {},
+  run: "preview" | "update" = "update",
 ): Promise<Outcome> {
   const args: ResourceValidationArgs = {
     type: shown.type,
@@ -138,7 +156,9 @@ export function checkResource(
     notApplicable,
   };
   const validations = [policy.validateResource ?? []].flat();
-  return outcomeOf(async (report) => {
-    for (const validate of validations) await validate(args, report);
-  });
+  return during(run, () =>
+    outcomeOf(async (report) => {
+      for (const validate of validations) await validate(args, report);
+    }),
+  );
 }

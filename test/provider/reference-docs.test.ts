@@ -11,7 +11,8 @@ import { promisify } from "node:util";
 import type { z } from "zod";
 import { assertBuilt, ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
 import { buildPackageSchema } from "../../provider/codegen/generate";
-import type { PackageSchema } from "../../provider/codegen/package-schema";
+import type { PackageSchema, ResourceSpec } from "../../provider/codegen/package-schema";
+import { COMPONENTS } from "../../provider/components";
 import { RESOURCES } from "../../provider/resources";
 import { typeErrors } from "../support/type-check";
 
@@ -22,6 +23,7 @@ const RESOURCE_PAGES: Record<string, string> = {
   IdleClosePolicy: "docs/resources/idle-close-policy.md",
   PersonalImage: "docs/resources/personal-image.md",
 };
+const COMPONENT_PAGES: Record<string, string> = { Fleet: "docs/resources/fleet.md" };
 const DATA_SOURCE_PAGES: Record<string, string> = {
   getGpus: "docs/data-sources/get-gpus.md",
   getGpu: "docs/data-sources/get-gpu.md",
@@ -63,12 +65,15 @@ beforeAll(() => {
   schema = buildPackageSchema(REPO_ROOT);
 }, 60_000);
 
-it("has one page per resource and per data source, named after it, and no other", () => {
+it("has one page per resource, component and data source, named after it, and no other", () => {
   const listed = (folder: string) =>
     fs.readdirSync(path.join(REPO_ROOT, folder)).map((f) => `${folder}/${f}`);
-  expect(listed("docs/resources").sort()).toEqual(Object.values(RESOURCE_PAGES).sort());
+  expect(listed("docs/resources").sort()).toEqual(
+    [...Object.values(RESOURCE_PAGES), ...Object.values(COMPONENT_PAGES)].sort(),
+  );
   expect(listed("docs/data-sources").sort()).toEqual(Object.values(DATA_SOURCE_PAGES).sort());
   expect(RESOURCES.map((d) => d.name).sort()).toEqual(Object.keys(RESOURCE_PAGES).sort());
+  expect(COMPONENTS.map((d) => d.name).sort()).toEqual(Object.keys(COMPONENT_PAGES).sort());
   expect(Object.keys(schema.functions).sort()).toEqual(
     Object.keys(DATA_SOURCE_PAGES)
       .map((name) => `gpucloud:index:${name}`)
@@ -82,39 +87,17 @@ describe.each(RESOURCES.map((d) => [d.name, d] as const))("the page of %s", (nam
   const inputs = tableRows(section(text, "Inputs"));
 
   it("lists every input with the schema's type facts: required, default, and whether a change replaces", () => {
-    expect(inputs.map((row) => row.Input)).toEqual(Object.keys(spec().inputProperties));
+    expectInputFacts(text, inputs, spec());
     for (const row of inputs) {
-      const property = spec().inputProperties[row.Input];
-      expect({ input: row.Input, required: row.Required }).toEqual({
-        input: row.Input,
-        required: spec().requiredInputs?.includes(row.Input) ? "yes" : "no",
-      });
-      expect({ input: row.Input, default: row.Default }).toEqual({
-        input: row.Input,
-        default: property.default === undefined ? "" : `\`${JSON.stringify(property.default)}\``,
-      });
       expect({ input: row.Input, replaces: row["A change"].startsWith("replaces") }).toEqual({
         input: row.Input,
-        replaces: property.willReplaceOnChanges === true,
+        replaces: spec().inputProperties[row.Input].willReplaceOnChanges === true,
       });
-      expect(text).toContain(`- \`${row.Input}\`: ${property.description}`);
     }
   });
 
   it("states rules that are the ones each input's check enforces, at their edges", () => {
-    const shape = definition.inputs.shape as Record<string, z.ZodType>;
-    const probed = inputs.flatMap((row) =>
-      ruleProbes(row.Rule).map((probe) => ({ input: row.Input, ...probe })),
-    );
-    for (const { input, value, passes } of probed) {
-      expect({ input, value, passes: shape[input].safeParse(value).success }).toEqual({
-        input,
-        value,
-        passes,
-      });
-    }
-    const rules = inputs.filter((row) => row.Rule !== "");
-    expect(probed.length).toBeGreaterThanOrEqual(rules.length * 2);
+    expectRulesEnforced(inputs, definition.inputs.shape as Record<string, z.ZodType>);
   });
 
   it("lists its rules across inputs", () => {
@@ -138,6 +121,63 @@ describe.each(RESOURCES.map((d) => [d.name, d] as const))("the page of %s", (nam
     expect(text).toContain(`pulumi import gpucloud:index:${name} <name> <id>`);
   });
 });
+
+describe.each(COMPONENTS.map((d) => [d.name, d] as const))(
+  "the page of the component %s",
+  (name, definition) => {
+    const text = read(COMPONENT_PAGES[name]);
+    const spec = () => schema.resources[`gpucloud:index:${name}`];
+    const inputs = tableRows(section(text, "Inputs"));
+
+    it("lists every input with the schema's type facts and what a change of it does to the members", () => {
+      expectInputFacts(text, inputs, spec());
+      const changes = definition.changes as Record<string, string>;
+      expect(Object.fromEntries(inputs.map((row) => [row.Input, row["A change"]]))).toEqual(changes);
+    });
+
+    it("states rules that are the ones each input's check enforces, at their edges", () => {
+      expectRulesEnforced(inputs, definition.inputs.shape as Record<string, z.ZodType>);
+    });
+
+    it("lists its rules across inputs, every output, and that it is not imported", () => {
+      for (const rule of definition.checks ?? []) expect(text).toContain(`- ${rule.rule}.`);
+      expect(tableRows(section(text, "Outputs")).map((row) => row.Output)).toEqual(
+        Object.keys(definition.outputs),
+      );
+      expect(spec().isComponent).toBe(true);
+      expect(text).toContain("A component is not imported");
+    });
+  },
+);
+
+/** Each input's row says what the schema says: required or not, its default, its description. */
+function expectInputFacts(text: string, inputs: Record<string, string>[], spec: ResourceSpec): void {
+  expect(inputs.map((row) => row.Input)).toEqual(Object.keys(spec.inputProperties));
+  for (const row of inputs) {
+    const property = spec.inputProperties[row.Input];
+    expect({ input: row.Input, required: row.Required }).toEqual({
+      input: row.Input,
+      required: spec.requiredInputs?.includes(row.Input) ? "yes" : "no",
+    });
+    expect({ input: row.Input, default: row.Default }).toEqual({
+      input: row.Input,
+      default: property.default === undefined ? "" : `\`${JSON.stringify(property.default)}\``,
+    });
+    expect(text).toContain(`- \`${row.Input}\`: ${property.description}`);
+  }
+}
+
+/** Each rule the rows state holds at its edges for the input's own schema. */
+function expectRulesEnforced(inputs: Record<string, string>[], shape: Record<string, z.ZodType>): void {
+  const probed = inputs.flatMap((row) =>
+    ruleProbes(row.Rule).map((probe) => ({ input: row.Input, ...probe })),
+  );
+  for (const { input, value, passes } of probed) {
+    expect({ input, value, passes: shape[input].safeParse(value).success }).toEqual({ input, value, passes });
+  }
+  const rules = inputs.filter((row) => row.Rule !== "");
+  expect(probed.length).toBeGreaterThanOrEqual(rules.length * 2);
+}
 
 describe.each(Object.entries(DATA_SOURCE_PAGES))("the page of %s", (name, page) => {
   const text = read(page);
@@ -167,7 +207,11 @@ describe.each(Object.entries(DATA_SOURCE_PAGES))("the page of %s", (name, page) 
 });
 
 describe("every page", () => {
-  const pages = [...Object.values(RESOURCE_PAGES), ...Object.values(DATA_SOURCE_PAGES)];
+  const pages = [
+    ...Object.values(RESOURCE_PAGES),
+    ...Object.values(COMPONENT_PAGES),
+    ...Object.values(DATA_SOURCE_PAGES),
+  ];
 
   it("has an example that compiles as the program of a project set up as examples/fleet", () => {
     assertBuilt();
@@ -218,6 +262,13 @@ function ruleProbes(rule: string): { value: unknown; passes: boolean }[] {
     for (let value = Math.min(...values) - 1; value <= Math.max(...values) + 1; value++) {
       probes.push({ value, passes: values.includes(value) });
     }
+  }
+  const named = /one of ([A-Za-z]\w*(?:, [A-Za-z]\w*)*)/.exec(rule);
+  if (named) {
+    probes.push(...named[1].split(", ").map((value) => ({ value, passes: true })), {
+      value: "another",
+      passes: false,
+    });
   }
   const longest = /at most (\d+) characters/.exec(rule);
   if (longest) {

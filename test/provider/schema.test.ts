@@ -24,6 +24,7 @@ import { startWorld, type World } from "../support/world";
 const INSTANCE = "gpucloud:index:Instance";
 const POLICY = "gpucloud:index:IdleClosePolicy";
 const IMAGE = "gpucloud:index:PersonalImage";
+const FLEET = "gpucloud:index:Fleet";
 const FUNCTIONS = [
   "getGpus",
   "getGpu",
@@ -87,7 +88,7 @@ describe("the package schema", () => {
   // The names are those of docs/design/contracts.md#the-native-plugin.
   it("names the package, its resources, its functions and its settings as the contract does", () => {
     expect(schema.name).toBe("gpucloud");
-    expect(Object.keys(schema.resources).sort()).toEqual([POLICY, INSTANCE, IMAGE]);
+    expect(Object.keys(schema.resources).sort()).toEqual([FLEET, POLICY, INSTANCE, IMAGE]);
     expect(Object.keys(schema.functions).sort()).toEqual(FUNCTIONS.map((f) => `gpucloud:index:${f}`).sort());
     // The contract's four, and the provider's own sharedAccount (docs/design/contracts.md#configuration).
     expect(Object.keys(schema.config.variables).sort()).toEqual([
@@ -129,6 +130,37 @@ describe("the package schema", () => {
     expect(policy.requiredInputs).toEqual(["instanceUuid", "idlePeriodMinutes"]);
     expect(policy.inputProperties.destroyOnIdle).toMatchObject({ type: "boolean", default: false });
     expect(Object.keys(schema.resources[IMAGE].inputProperties)).toContain("instanceUuid");
+  });
+
+  // The Fleet of docs/design/contracts.md#fleet: a component whose member inputs are the Instance's own.
+  it("declares the Fleet a component, with the Instance's inputs for its members and its own outputs", () => {
+    const fleet = schema.resources[FLEET];
+    expect(fleet.isComponent).toBe(true);
+    expect(Object.keys(fleet.inputProperties)).toEqual([
+      "size",
+      "podUuid",
+      "podTag",
+      "imageUuid",
+      "gpuUuid",
+      "gpuNums",
+      "running",
+      "waitForServices",
+      "waitTimeoutSeconds",
+      "idlePeriodMinutes",
+      "destroyOnIdle",
+      "replaceMembers",
+    ]);
+    for (const input of ["podUuid", "gpuUuid", "gpuNums", "running", "waitForServices"]) {
+      expect({ input, spec: fleet.inputProperties[input] }).toEqual({
+        input,
+        spec: (({ willReplaceOnChanges: _, ...rest }) => rest)(
+          schema.resources[INSTANCE].inputProperties[input],
+        ),
+      });
+    }
+    expect(fleet.requiredInputs).toEqual(["size", "gpuUuid", "gpuNums"]);
+    expect(fleet.inputProperties.size).toMatchObject({ type: "integer" });
+    expect(Object.keys(fleet.properties)).toEqual(["instanceUuids", "serverUrls", "hourlyPrice"]);
   });
 
   it("takes each function's arguments and returns its results under the TypeScript names", () => {

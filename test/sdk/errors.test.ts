@@ -13,6 +13,7 @@ import {
   RateLimitError,
   ServerError,
   TimeoutError,
+  UnreadableAnswerError,
   ConnectionError,
   isTransientError,
   OutcomeUnknownError,
@@ -273,10 +274,21 @@ describe("a 404 that is not the API's answer", () => {
     expect(err.message).toContain("This says nothing about whether the resource exists");
   });
 
-  it("an HTML page with HTTP 200 is a GpuCloudError naming the URL, not a success", () => {
+  it("an HTML page with HTTP 200 is an UnreadableAnswerError naming the URL, not a success", () => {
     const err = errorFromResponse({ ...ctx, url, status: 200, body: undefined, text: "<html>portal</html>" });
-    expect(err.constructor).toBe(GpuCloudError);
+    expect(err.constructor).toBe(UnreadableAnswerError);
     expect(err.message).toMatch(/answered with an HTML page, not the \{code, msg, data\} envelope.*baseUrl/);
+  });
+
+  it("an HTML page with a redirect is a GpuCloudError of its own: a refusal by what stands between", () => {
+    const err = errorFromResponse({
+      ...ctx,
+      url,
+      status: 302,
+      body: undefined,
+      text: "<html>sign in</html>",
+    });
+    expect(err.constructor).toBe(GpuCloudError);
   });
 });
 
@@ -327,6 +339,7 @@ describe("the answer table", () => {
     { status: 404, body: { code: -1, msg: "instance not found" } },
     { status: 502, body: undefined, text: "<html>bad gateway</html>" },
     { status: 200, body: { hello: "world" } },
+    { status: 302, body: undefined, text: "<html>moved</html>" },
     { status: 200, body: { code: 1, msg: "title too long" } },
   ];
 

@@ -43,6 +43,23 @@ describe("retry policy table", () => {
     },
   );
 
+  it.each(["read", "idempotent", "keyed"] as CallSafety[])(
+    "retries a %s call answered with a 2xx it cannot read, within the ordinary budget",
+    (safety) => {
+      const unreadable: Failure = { kind: "unreadable" };
+      expect(decide(safety, unreadable, { ordinary: 2, rateLimited: 0 }, 3, settings).action).toBe("retry");
+      expect(decide(safety, unreadable, { ordinary: 3, rateLimited: 0 }, 3, settings).action).toBe("fail");
+      expect(spend({ ordinary: 0, rateLimited: 0 }, unreadable)).toEqual({ ordinary: 1, rateLimited: 0 });
+    },
+  );
+
+  it("turns an unreadable answer to an unsafe call into outcome unknown: the call may have been carried out", () => {
+    expect(decide("unsafe", { kind: "unreadable" }, { ordinary: 0, rateLimited: 0 }, 3, settings)).toEqual({
+      action: "outcome_unknown",
+    });
+    expect(isOutcomeUnknown("unsafe", { kind: "unreadable" })).toBe(true);
+  });
+
   it("turns a lost answer, a timeout or an ambiguous 5xx on an unsafe call into outcome unknown", () => {
     for (const failure of [
       { kind: "lost" },

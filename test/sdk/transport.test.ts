@@ -12,6 +12,7 @@ import {
   RateLimitError,
   ServerError,
   TimeoutError,
+  UnreadableAnswerError,
   type RequestEvent,
 } from "pulumi-gpucloud/sdk";
 import { countCalls, ERROR_MODES, KEY, requiredInputs, startCloud, type Cloud } from "./harness";
@@ -230,11 +231,11 @@ describe.each(ERROR_MODES)("the transport, with failures answered as %s statuses
     });
     afterAll(() => new Promise((r) => server.close(r)));
 
-    it("reports an answer that is not JSON as GpuCloudError naming baseUrl", async () => {
-      const c = new GpuCloudClient({ baseUrl: base, apiKey: KEY });
+    it("reports an answer that is not JSON as UnreadableAnswerError naming baseUrl", async () => {
+      const c = new GpuCloudClient({ baseUrl: base, apiKey: KEY, retryBaseDelayMs: 1, retryMaxDelayMs: 1 });
       const err = await failure(c.account.balance());
       await c.close();
-      expect(err.constructor).toBe(GpuCloudError);
+      expect(err.constructor).toBe(UnreadableAnswerError);
       expect(err.message).toMatch(/not the \{code, msg, data\} envelope.*baseUrl/);
     });
   });

@@ -24,7 +24,12 @@ function optionWords(option: JsonSchema): string {
 
 function constraints(schema: JsonSchema): string[] {
   if (schema.format === "date-time") return [DATE_TIME];
-  return [...lengthWords(schema), ...rangeWords(schema), ...(schema.rule ? [schema.rule] : [])];
+  return [
+    ...lengthWords(schema),
+    ...rangeWords(schema),
+    ...(schema.enum ? [`one of ${schema.enum.join(", ")}`] : []),
+    ...(schema.rule ? [schema.rule] : []),
+  ];
 }
 
 function lengthWords({ minLength, maxLength }: JsonSchema): string[] {

@@ -4,7 +4,7 @@
  * types they use, an example program and the `pulumi import` line.
  */
 import type { AnyResourceDefinition } from "../../framework/define-resource";
-import type { ResourceSchemas } from "../json-schema";
+import type { JsonSchema, ResourceSchemas } from "../json-schema";
 import { token, type PackageSchema, type PropertySpec, type ResourceSpec } from "../package-schema";
 import { ruleWords } from "./input-rules";
 import { bullets, codeBlock, page, table } from "./markdown";
@@ -46,18 +46,27 @@ export function resourcePage(schema: PackageSchema, { definition, schemas }: Res
 }
 
 function inputTable(definition: AnyResourceDefinition, schemas: ResourceSchemas, spec: ResourceSpec): string {
+  return inputsTable(spec, schemas.inputs, (name) => changeWords(definition, name));
+}
+
+/** Each input's type, whether it is required, its default, its rule, and what a change of it does. */
+export function inputsTable(
+  spec: ResourceSpec,
+  inputs: JsonSchema,
+  change: (name: string) => string,
+): string {
   const rows = Object.entries(spec.inputProperties).map(([name, property]) => [
     `\`${name}\``,
     typeWords(property),
     spec.requiredInputs?.includes(name) ? "yes" : "no",
     property.default === undefined ? "" : `\`${JSON.stringify(property.default)}\``,
-    ruleWords(schemas.inputs.properties?.[name] ?? {}),
-    changeWords(definition, name),
+    ruleWords(inputs.properties?.[name] ?? {}),
+    change(name),
   ]);
   return table(["Input", "Type", "Required", "Default", "Rule", "A change"], rows);
 }
 
-function inputDescriptions(resource: string, spec: ResourceSpec): string {
+export function inputDescriptions(resource: string, spec: ResourceSpec): string {
   return bullets(
     Object.entries(spec.inputProperties).map(
       ([name, property]) => `\`${name}\`: ${described(property, `${resource}.${name}`)}`,
@@ -78,7 +87,7 @@ function changeWords(definition: AnyResourceDefinition, name: string): string {
   return unchanged.length > 0 ? `${effect} (nothing when ${unchanged.join(" or ")})` : effect;
 }
 
-function crossFieldRules(definition: AnyResourceDefinition): string[] {
+export function crossFieldRules(definition: { checks?: readonly { rule: string }[] }): string[] {
   const rules = definition.checks ?? [];
   if (rules.length === 0) return [];
   return ["### Rules across inputs", bullets(rules.map((rule) => `${rule.rule}.`))];

@@ -154,9 +154,10 @@ const timerInFuture = crossFieldRule<InstanceInputs>(
   },
 );
 
-export const instanceChecks = [
+/** The rules of what an instance is made of: a Fleet's members are made of the same. */
+export const specChecks = [
   exactlyOneOf<InstanceInputs>(["podUuid", "imageUuid"], "create from a pod or from an image"),
   podTagNeedsPod,
-  timerNeedsRunning,
-  timerInFuture,
 ];
+
+export const instanceChecks = [...specChecks, timerNeedsRunning, timerInFuture];

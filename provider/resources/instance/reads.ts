@@ -26,18 +26,22 @@
  * they were asked (a claim's settle window and the reconciliation of a lost create depend on that).
  * In every case, results stay exact about what a walk cannot show:
  * - an instance absent from a walk is gone only when that walk started after the read was asked and
- *   cannot have skipped it (one page, with a total that matches); otherwise /instance/info decides, as
+ *   cannot have skipped it (its first page held the whole list); otherwise /instance/info decides, as
  *   it would have without coalescing. A refresh drops what it reads as gone from the stack, so an
  *   instance made by another process after a shared walk must never look gone;
  * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
  * One `InstanceReads` per client lives in this module, so it lasts as long as the provider process.
  */
 import {
+  DEFAULT_MAX_PAGES,
   instanceStatusName,
+  nextPageSize,
   isTransientError,
   NotFoundError,
   sleep,
   TimeoutError,
+  unendingList,
+  walkEnds,
   type GpuCloudClient,
   type Instance,
 } from "../../../sdk";
@@ -73,9 +77,13 @@ export const LIST_PAGE_SIZE = 100;
 /** One walk of /instance/list. */
 export interface Walk {
   instances: Map<string, Instance>;
-  /** Every page reported the same total, no uuid came twice, and exactly `total` were collected. */
+  /**
+   * The pages fit together: every page reported the same total, no uuid came twice, and no page but the
+   * last with items was short. What was collected need not equal the total: the live service is
+   * reported to count hidden instances in it, which no page lists.
+   */
   consistent: boolean;
-  /** One page held the whole list, so nothing can have shifted between pages. */
+  /** The first page held the whole list (it was short, and no later page listed more), so nothing can have shifted between pages. */
   atomic: boolean;
   pages: number;
   /**
@@ -463,24 +471,47 @@ export class InstanceReads {
 
 function noop(): void {}
 
-/** Walks every page of /instance/list and says whether the pages fit together. */
-export async function walkList(api: GpuCloudClient, pageSize = LIST_PAGE_SIZE): Promise<Walk> {
+const LIST = { action: "list instances", method: "GET", path: "/instance/list" };
+
+/**
+ * Walks every page of /instance/list as the SDK's walks do (walkEnds: it ends on an empty page, or a
+ * short one that reaches the total, never on the total alone; nextPageSize: a short first page short of
+ * the total shows the server's page size), and says whether the pages fit together. A list that never
+ * ends fails at the SDK's page bound, DEFAULT_MAX_PAGES, with UnendingListError.
+ */
+export async function walkList(
+  api: GpuCloudClient,
+  pageSize = LIST_PAGE_SIZE,
+  maxPages = DEFAULT_MAX_PAGES,
+): Promise<Walk> {
   const instances = new Map<string, Instance>();
   let consistent = true;
   let total: number | undefined;
+  let collected = 0;
+  let firstPageCount = 0;
   let pages = 0;
-  for (let page = 1; ; page++) {
-    const res = await api.instances.list({ page, page_size: pageSize });
-    pages++;
+  let size = pageSize;
+  let shortPageSeen = false;
+  for (;;) {
+    if (pages === maxPages) throw unendingList({ ...LIST, pages: maxPages, pageSize: size });
+    const res = await api.instances.list({ page: ++pages, page_size: size });
+    const count = res.instance_list.length;
     if (total !== undefined && res.total !== total) consistent = false;
+    // A page with items after a short one: the list grew under the walk, or its pages do not fit ours.
+    if (shortPageSeen && count > 0) consistent = false;
     total ??= res.total;
     for (const instance of res.instance_list) {
       if (instances.has(instance.instance_uuid)) consistent = false;
       instances.set(instance.instance_uuid, instance);
     }
-    const seen = (page - 1) * pageSize + res.instance_list.length;
-    if (res.instance_list.length === 0 || seen >= total) break;
+    collected += count;
+    if (pages === 1) firstPageCount = count;
+    const read = { page: pages, items: count, pageSize: size, collected, total: res.total };
+    if (walkEnds(read)) break;
+    size = nextPageSize(read);
+    shortPageSeen ||= count < size;
   }
-  consistent &&= instances.size === total;
-  return { instances, consistent, atomic: pages === 1, pages, cloudMs: api.cloudNow() };
+  // Asked for more than it held, and the next offset held nothing: the first page was the whole list.
+  const atomic = firstPageCount < pageSize && collected === firstPageCount;
+  return { instances, consistent, atomic, pages, cloudMs: api.cloudNow() };
 }

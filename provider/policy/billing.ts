@@ -1,0 +1,68 @@
+/**
+ * What one Instance adds to the stack's hourly cost. An instance bills from its create until its stop, and
+ * the API has no stopped create: one declared `running: false` is created running and stopped as soon as
+ * the cloud allows, and the cloud pre-deducts its first hour at create. So a new instance counts at its
+ * price whatever its `running`; one that already exists counts at the model it runs on, or nothing when
+ * it is declared stopped.
+ *
+ * A resource policy sees an instance's inputs only: whether it already exists is read from the cloud's
+ * instance list by its title, the owner's mark the provider gives every instance it makes, and only when
+ * the answer changes the price (a list of fallback models, or `running: false`). A stack policy sees its
+ * outputs: an instance with a known instanceUuid exists, and its gpuUuid is the model it runs on.
+ */
+import { instancesTitled } from "./cloud";
+import { priceOf, type InstancePrice, type RunsOn } from "./prices";
+import { Unknown, type InstanceFacts } from "./resources";
+
+/** What an instance adds: its price (a worst case where it says so), nothing, or why it cannot be priced. */
+export type Cost = { counts: true; price: InstancePrice } | { counts: false } | { problem: string };
+
+const CREATED_RUNNING =
+  "declared running: false, but the cloud creates it running: it bills from its create until it is stopped, " +
+  "and the cloud takes its first hour's price from the balance at create";
+const RUNNING_NOT_KNOWN = "running is not known until up: counted as running";
+
+/** The cost of an instance as a resource policy sees it, from its inputs. */
+export async function costFromInputs(instance: InstanceFacts): Promise<Cost> {
+  const existing = needsLookup(instance) ? await existingModel(instance) : undefined;
+  if (instance.running === false && existing) return { counts: false };
+  return costed(instance, existing);
+}
+
+/** The cost of an instance as a stack policy sees it, from its outputs (or, for one still to be made, its inputs). */
+export async function costFromOutputs(instance: InstanceFacts): Promise<Cost> {
+  const exists = typeof instance.instanceUuid === "string" && instance.instanceUuid !== "";
+  if (exists && instance.running === false) return { counts: false };
+  const runsOn =
+    exists && typeof instance.gpuUuid === "string" ? { gpuUuids: [instance.gpuUuid] } : undefined;
+  return costed(instance, runsOn);
+}
+
+async function costed(instance: InstanceFacts, runsOn: RunsOn | undefined): Promise<Cost> {
+  const price = await priceOf(instance, runsOn);
+  if ("problem" in price) return price;
+  if (instance.running === false) price.worstCase.push(CREATED_RUNNING);
+  if (instance.running instanceof Unknown) price.worstCase.push(RUNNING_NOT_KNOWN);
+  return { counts: true, price };
+}
+
+/** Whether it matters that the instance already exists: it runs on one model of a list, or is declared stopped. */
+function needsLookup({ running, fallbackGpuUuids }: InstanceFacts): boolean {
+  return running === false || (Array.isArray(fallbackGpuUuids) && fallbackGpuUuids.length > 0);
+}
+
+/**
+ * The model of the instance this one's inputs describe, if it already exists: titled with its title, on
+ * as many GPUs, on a model of its list (another model or count would be a replacement, a new instance).
+ */
+async function existingModel(instance: InstanceFacts): Promise<RunsOn | undefined> {
+  const { title, gpuUuid, fallbackGpuUuids, gpuNums } = instance;
+  if (typeof title !== "string" || title === "" || typeof gpuNums !== "number") return undefined;
+  const models = [gpuUuid, ...(Array.isArray(fallbackGpuUuids) ? fallbackGpuUuids : [])];
+  const matches = (await instancesTitled(title)).filter(
+    (i) => i.gpuNums === gpuNums && i.gpuUuid !== undefined && models.includes(i.gpuUuid),
+  );
+  // Two instances bearing one title (another stack's, say) leave it open which is this one: it is priced
+  // at the dearer of their models.
+  return matches.length > 0 ? { gpuUuids: matches.map((i) => i.gpuUuid as string) } : undefined;
+}
