@@ -242,7 +242,7 @@ export interface FleetArgs {
   running?: pulumi.Input<boolean>;
   /** Create and start-up (running false to true) also wait until every web (http) service in server_map answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance. */
   waitForServices?: pulumi.Input<boolean>;
-  /** How long each wait of create and power changes lasts, in seconds. */
+  /** How long each wait of create and power changes lasts, in seconds. A create whose answer was lost follows an instance that appeared through its grace and claim even past this time, so that it is adopted rather than left as a pending create. */
   waitTimeoutSeconds?: pulumi.Input<number>;
   /** Gives every member an idle policy `<fleet>-<i>-idle` that shuts it down once all its GPUs stayed idle this long: 10, 30, 60 or 120 minutes. Absent: the members have no idle policy. */
   idlePeriodMinutes?: pulumi.Input<number>;

@@ -68,7 +68,16 @@ const SHIFTS_PER_LOSS = 30;
 /** The other deployer titles its instance within this long: well inside the 1 s quiet time. */
 const FOREIGN_TITLE_MS = 250;
 const CREATE = "/instance/create_by_pod";
-const WAYS = ["reset", "dropped", "late", "http500", "shifted", "foreign", "slow", ...MALFORMED_WAYS] as const;
+const WAYS = [
+  "reset",
+  "dropped",
+  "late",
+  "http500",
+  "shifted",
+  "foreign",
+  "slow",
+  ...MALFORMED_WAYS,
+] as const;
 /** The request timeout of CONFIG: a slow cloud carries a create out 1 to 3 of these after it arrives. */
 const T_MS = 500;
 type Way = (typeof WAYS)[number];
