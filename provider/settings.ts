@@ -22,7 +22,7 @@ interface SettingSpec<T> {
   description: string;
   env: string;
   /** Its type in the package schema. */
-  type: "string" | "integer";
+  type: "string" | "integer" | "boolean";
   secret?: boolean;
   /** Shown in `pulumi config set gpucloud:<name> <placeholder>`. */
   placeholder: string;
@@ -75,6 +75,19 @@ export const SETTINGS = {
     default: 30_000,
     parse: milliseconds,
   },
+  sharedAccount: {
+    what: "shared-account setting",
+    description:
+      "Whether other deployers (other stacks, people, CI jobs, tools) create instances with this account. " +
+      "When true (the default), a create whose answer was lost waits until no other deployer can still title " +
+      "an instance that appeared before it adopts it; set false when this stack alone creates instances with " +
+      "the account, and a lost answer costs only the time in which the cloud may still carry the call out.",
+    env: "GPUCLOUD_SHARED_ACCOUNT",
+    type: "boolean",
+    placeholder: "<true|false>",
+    default: true,
+    parse: flag,
+  },
 } satisfies Record<string, SettingSpec<unknown>>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -108,6 +121,7 @@ export interface Connection {
 export interface ProviderSettings extends Connection {
   apiKey: string;
   pollIntervalMs: number;
+  sharedAccount: boolean;
 }
 
 /** Reads settings from one source of config and the environment. */
@@ -166,8 +180,13 @@ export function resolveProviderSettings(
   env: NodeJS.ProcessEnv = process.env,
 ): ProviderSettings {
   const connection = resolveConnection(lookup, {}, true, env);
-  const pollIntervalMs = new SettingsReader(lookup, env).required("pollIntervalMs");
-  return { ...connection, apiKey: connection.apiKey as string, pollIntervalMs };
+  const read = new SettingsReader(lookup, env);
+  return {
+    ...connection,
+    apiKey: connection.apiKey as string,
+    pollIntervalMs: read.required("pollIntervalMs"),
+    sharedAccount: read.required("sharedAccount"),
+  };
 }
 
 /**
@@ -221,6 +240,13 @@ function milliseconds(text: string): number {
     throw new InvalidValue(`it must be a positive integer of milliseconds, at most ${MAX_TIMER_MS}`);
   }
   return value;
+}
+
+/** `true` or `false`, as stack config and the environment write a boolean. */
+function flag(text: string): boolean {
+  if (text === "true") return true;
+  if (text === "false") return false;
+  throw new InvalidValue("it must be true or false");
 }
 
 /** The text when every character of it can go into a request unchanged; see sdk/printable-ascii.ts. */

@@ -23,6 +23,7 @@ import {
   type DiffResult,
   type ReadResult,
 } from "./provider-process";
+import { EngineLogServer, type EngineMessage } from "./engine-log";
 import { nodeExitingWithEngine } from "./plugin-process";
 import { reveal, type Props } from "./wire";
 
@@ -66,6 +67,12 @@ export interface FrontDoor {
   construct?(call: ConstructCall): Promise<ConstructResult>;
   /** What the provider process wrote to stderr so far. */
   readonly stderr: string;
+  /**
+   * What the provider sent to the engine's log so far: its warnings and the progress of its waits, each
+   * naming its resource. Pulumi's dynamic-provider server never dials the engine, so through the dynamic
+   * door this stays empty and the provider writes to stderr instead.
+   */
+  readonly engineMessages: readonly EngineMessage[];
   close(): Promise<void>;
 }
 
@@ -191,6 +198,10 @@ class DynamicFrontDoor implements FrontDoor {
     return this.server.stderr;
   }
 
+  get engineMessages(): readonly EngineMessage[] {
+    return [];
+  }
+
   close(): Promise<void> {
     return this.server.stop();
   }
@@ -245,20 +256,26 @@ export function providerConfig(
  * Every resource of `package` through a native provider plugin: by default this package's own, so that a
  * program's resources take the path they take from Pulumi YAML, Python, Go or .NET. Configure announces acceptSecrets, so
  * secrets travel wrapped when the plugin accepts them and unwrapped otherwise, as the engine does; the
- * plugin marks secret outputs by wrapping them, and the engine records those names as secret.
+ * plugin marks secret outputs by wrapping them, and the engine records those names as secret. The plugin
+ * gets the address of a stand-in for the engine's log as its last argument, as the engine passes its own.
  */
 export function nativeFrontDoor(options: NativeFrontDoorOptions = gpucloudPlugin()): FrontDoorFactory {
-  return async ({ cwd, env }) =>
-    new NativeFrontDoor(
-      await ProviderProcess.start({
+  return async ({ cwd, env }) => {
+    const log = await EngineLogServer.start();
+    try {
+      const plugin = await ProviderProcess.start({
         description: `the ${options.package} provider plugin`,
         command: options.command,
-        args: options.args ?? [],
+        args: [...(options.args ?? []), log.address],
         cwd,
         env,
-      }),
-      options.package,
-    );
+      });
+      return new NativeFrontDoor(plugin, options.package, log);
+    } catch (err) {
+      log.close();
+      throw err;
+    }
+  };
 }
 
 class NativeFrontDoor implements FrontDoor {
@@ -267,6 +284,7 @@ class NativeFrontDoor implements FrontDoor {
   constructor(
     private readonly plugin: ProviderProcess,
     private readonly pkg: string,
+    private readonly log: EngineLogServer,
   ) {}
 
   admit(registration: { urn: string; type: string; inputs: Props }): Admitted {
@@ -332,7 +350,12 @@ class NativeFrontDoor implements FrontDoor {
     return this.plugin.stderr;
   }
 
-  close(): Promise<void> {
-    return this.plugin.stop();
+  get engineMessages(): readonly EngineMessage[] {
+    return this.log.messages;
+  }
+
+  async close(): Promise<void> {
+    await this.plugin.stop();
+    this.log.close();
   }
 }

@@ -20,6 +20,7 @@ export {
 } from "./stack";
 export type { ResourceRecord, StackState } from "./state";
 export { ResourceInitFailedError } from "./provider-process";
+export type { EngineMessage, Severity } from "./engine-log";
 export {
   dynamicFrontDoor,
   gpucloudPlugin,

@@ -7,6 +7,7 @@
  * (ErrorResourceInitFailed) kept in the state and finished by the next `up`.
  */
 import * as path from "node:path";
+import type { EngineMessage } from "./engine-log";
 import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
 import { enterProgramEnvironment } from "../provider/program-environment";
 import {
@@ -257,6 +258,11 @@ export class Stack {
   /** What the provider process wrote to stderr so far. */
   get providerStderr(): string {
     return this.door.stderr;
+  }
+
+  /** What the provider sent to the engine's log so far (through the native door; see FrontDoor). */
+  get engineMessages(): readonly EngineMessage[] {
+    return this.door.engineMessages;
   }
 
   /** Stops the provider process; the state stays where it is. */

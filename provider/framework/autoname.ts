@@ -59,11 +59,31 @@ export function autonamed(
   return { value: defaultName(naming.resourceName ?? fallbackName, rule.maxLength, naming.seed) };
 }
 
-/** `<name>-<7 hex>`, the name cut to fit `maxLength` characters. */
+/**
+ * `<name>-<7 hex>`, the name cut to fit `maxLength` characters. The suffix comes from the engine's seed
+ * where it sends one (the native plugin), so a preview and the update after it name alike; the dynamic
+ * providers get no seed, so the name a preview shows there is not the one the update writes.
+ */
 function defaultName(resourceName: string, maxLength: number, seed: Uint8Array | undefined): string {
   const suffix = (seed && seed.length > 0 ? createHash("sha256").update(seed).digest() : randomBytes(4))
     .toString("hex")
     .slice(0, SUFFIX_LENGTH);
-  const head = [...resourceName].slice(0, maxLength - SUFFIX_LENGTH - 1).join("");
-  return `${head}-${suffix}`;
+  return `${cutToFit(resourceName, maxLength - SUFFIX_LENGTH - 1)}-${suffix}`;
+}
+
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * The longest start of `text` of whole graphemes (what a reader sees as one character: an emoji ZWJ
+ * sequence, a letter with its accents) within `limit` characters as the cloud counts them (code points).
+ */
+function cutToFit(text: string, limit: number): string {
+  let cut = "";
+  let length = 0;
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    length += [...segment].length;
+    if (length > limit) break;
+    cut += segment;
+  }
+  return cut;
 }

@@ -14,7 +14,13 @@ import {
 } from "../../sdk";
 import { requestLogFromEnv } from "../request-log";
 import { OperationCancelledError } from "./errors";
-import { ProcessMemory, type ConfigSource, type WarningSink } from "./process-memory";
+import {
+  ProcessMemory,
+  type ConfigSource,
+  type ProgressReporter,
+  type ProgressRoute,
+  type WarningSink,
+} from "./process-memory";
 import {
   ConfigurationError,
   settingProblems,
@@ -35,6 +41,11 @@ export interface ProviderContext {
   signal?: AbortSignal;
   /** What this provider process remembers between operations. */
   process: ProcessMemory;
+  /**
+   * Tells the person running `pulumi` what this operation waits for and how long it may take (the native
+   * plugin: the resource's status in the engine's display; the dynamic providers: a line on stderr).
+   */
+  progress: ProgressReporter;
 }
 
 export type { ConfigSource } from "./process-memory";
@@ -66,6 +77,11 @@ export function routeWarnings(sink: WarningSink): void {
   thisProcess.routeWarnings(sink);
 }
 
+/** Where progress goes from now on (the native plugin: the engine's log, beside the resource). */
+export function routeProgress(route: ProgressRoute): void {
+  thisProcess.routeProgress(route);
+}
+
 /**
  * Refuses a setting that is set but malformed; a missing one is left to the first call that needs it.
  * A dynamic provider's check runs this, so a preview fails on a setting that `up` would refuse.
@@ -83,8 +99,14 @@ export function providerSettings(env: NodeJS.ProcessEnv = process.env): Provider
 /** The context of one operation: one client (and connection pool) per provider process and settings. */
 export function providerContext(): ProviderContext {
   const settings = providerSettings();
-  const key = `${settings.baseUrl}\n${settings.apiKey}\n${settings.requestTimeoutMs}`;
-  return { api: thisProcess.client(key, () => clientFor(settings)), settings, process: thisProcess };
+  // Every setting the client or the Instance's recovery is made with: a change gets fresh ones.
+  const key = `${settings.baseUrl}\n${settings.apiKey}\n${settings.requestTimeoutMs}\n${settings.sharedAccount}`;
+  return {
+    api: thisProcess.client(key, () => clientFor(settings)),
+    settings,
+    process: thisProcess,
+    progress: thisProcess.progressReporter(),
+  };
 }
 
 /**

@@ -15,6 +15,21 @@ export interface ConfigSource {
 
 export type WarningSink = (message: string) => void;
 
+/** Tells the person running `pulumi` what one operation waits for and how long it may take. */
+export type ProgressReporter = (message: string) => void;
+
+/**
+ * Makes the progress reporter of the operation that runs now: the native plugin's names the resource
+ * of the call under way, so it must be made while that call runs, not when the message is sent.
+ */
+export type ProgressRoute = () => ProgressReporter;
+
+/**
+ * Pulumi's dynamic-provider server forwards nothing to the engine but the process's stderr, which the
+ * Pulumi CLI shows without the resource: progress goes there as a line of its own.
+ */
+const toStderr: ProgressRoute = () => (message) => process.stderr.write(`info: ${message}\n`);
+
 /** A kind of memory a part of the provider keeps for the life of the process, made at its first use. */
 export interface MemoryPart<T> {
   /** Names the part, for a reader of a heap dump. */
@@ -26,6 +41,7 @@ export class ProcessMemory {
   private config?: ConfigSource;
   private connection?: { key: string; client: GpuCloudClient };
   private warningSink: WarningSink = (message) => process.stderr.write(`warning: ${message}\n`);
+  private progressRoute: ProgressRoute = toStderr;
   private readonly memories = new Map<MemoryPart<unknown>, unknown>();
 
   /** What Configure sent: keys are fully qualified, secrets already unwrapped. */
@@ -46,6 +62,26 @@ export class ProcessMemory {
   /** Where warnings go from now on (the native plugin: the engine's log). */
   routeWarnings(sink: WarningSink): void {
     this.warningSink = sink;
+  }
+
+  /**
+   * The progress reporter of the operation that runs now. Quoted cloud text is escaped, and a message
+   * is sent only when it differs from the last one this operation sent.
+   */
+  progressReporter(): ProgressReporter {
+    const send = this.progressRoute();
+    let last: string | undefined;
+    return (message) => {
+      const text = terminalSafe(message);
+      if (text === last) return;
+      last = text;
+      send(text);
+    };
+  }
+
+  /** Where progress goes from now on (the native plugin: the engine's log, as ephemeral status). */
+  routeProgress(route: ProgressRoute): void {
+    this.progressRoute = route;
   }
 
   /**

@@ -73,13 +73,13 @@ export interface InstanceArgs {
   gpuUuid: pulumi.Input<string>;
   /** Number of GPUs: 1, 2, 4, 8. */
   gpuNums: pulumi.Input<number>;
-  /** Instance name, at most 50 characters: the owner's mark that tells this stack's instance from any other on the account. Left out, the provider names the instance `<resource name>-<7 random hex>` once and keeps that name in the state. An empty title turns the mark off: a lost create of the same spec, in any stack on the account, may then take the instance. */
+  /** Instance name, at most 50 characters: the owner's mark that tells this stack's instance from any other on the account. Left out, the provider names the instance `<resource name>-<7 random hex>` once and keeps that name in the state (through the native plugin the suffix comes from the engine's seed, so a preview shows the name the update writes; the dynamic providers get no seed, so a preview's name is only a stand-in). A mark cleared in the console shows at refresh, and the next update writes it back. An empty title turns the mark off: a lost create of the same spec, in any stack on the account, may then take the instance. */
   title?: pulumi.Input<string>;
   /** Desired power state. */
   running?: pulumi.Input<boolean>;
   /** Scheduled shutdown (Unix seconds or ISO 8601); absent means none. */
   shutdownAt?: pulumi.Input<number | string>;
-  /** How long each wait of create and power changes lasts, in seconds. */
+  /** How long each wait of create and power changes lasts, in seconds. A create whose answer was lost follows an instance that appeared through its grace and claim even past this time, so that it is adopted rather than left as a pending create. */
   waitTimeoutSeconds?: pulumi.Input<number>;
   /** Create and start-up (running false to true) also wait until every web (http) service in server_map answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance. */
   waitForServices?: pulumi.Input<boolean>;
@@ -105,7 +105,7 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly running: pulumi.Output<boolean>;
   /** Scheduled shutdown (Unix seconds or ISO 8601); absent means none. */
   declare readonly shutdownAt: pulumi.Output<number | undefined>;
-  /** How long each wait of create and power changes lasts, in seconds. */
+  /** How long each wait of create and power changes lasts, in seconds. A create whose answer was lost follows an instance that appeared through its grace and claim even past this time, so that it is adopted rather than left as a pending create. */
   declare readonly waitTimeoutSeconds: pulumi.Output<number>;
   /** Create and start-up (running false to true) also wait until every web (http) service in server_map answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance. */
   declare readonly waitForServices: pulumi.Output<boolean>;
@@ -242,7 +242,7 @@ export interface FleetArgs {
   running?: pulumi.Input<boolean>;
   /** Create and start-up (running false to true) also wait until every web (http) service in server_map answers: any HTTP status below 500 counts, a 5xx or a failed connection does not. The wait lasts at most waitTimeoutSeconds; a create whose services never answer fails and destroys the instance. */
   waitForServices?: pulumi.Input<boolean>;
-  /** How long each wait of create and power changes lasts, in seconds. */
+  /** How long each wait of create and power changes lasts, in seconds. A create whose answer was lost follows an instance that appeared through its grace and claim even past this time, so that it is adopted rather than left as a pending create. */
   waitTimeoutSeconds?: pulumi.Input<number>;
   /** Gives every member an idle policy `<fleet>-<i>-idle` that shuts it down once all its GPUs stayed idle this long: 10, 30, 60 or 120 minutes. Absent: the members have no idle policy. */
   idlePeriodMinutes?: pulumi.Input<number>;

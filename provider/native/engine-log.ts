@@ -1,5 +1,5 @@
 /**
- * Warnings of the plugin's operations, shown by the engine beside the resource they concern: sent to the
+ * Warnings and progress of the plugin's operations, shown by the engine beside the resource they concern: sent to the
  * engine's Log service when the plugin was given the engine's address and it answers, written to stderr
  * otherwise (the engine shows a plugin's stderr too, without the resource).
  */
@@ -16,6 +16,7 @@ export class EngineLog {
   private readonly client?: engrpc.EngineClient;
   /** The call running: its resource's URN, for the warnings it raises, and the texts of its secret inputs. */
   private readonly current = new AsyncLocalStorage<{ urn: string; hidden: readonly string[] }>();
+  private sending: Promise<void> = Promise.resolve();
 
   constructor(engineAddress?: string) {
     if (engineAddress)
@@ -29,19 +30,42 @@ export class EngineLog {
 
   warn(message: string): void {
     const call = this.current.getStore();
-    const text = redact(message, call?.hidden);
-    const urn = call?.urn ?? "";
+    this.send(engproto.LogSeverity.WARNING, redact(message, call?.hidden), call?.urn ?? "", false);
+  }
+
+  /**
+   * The progress reporter of the call running now: each message becomes the resource's ephemeral status,
+   * which the Pulumi CLI shows beside it while its step runs (the call's URN and secrets are taken now:
+   * a message may be sent from work the call shares with others).
+   */
+  progressOfCall(): (message: string) => void {
+    const call = this.current.getStore();
+    return (message) =>
+      this.send(engproto.LogSeverity.INFO, redact(message, call?.hidden), call?.urn ?? "", true);
+  }
+
+  private send(severity: engproto.LogSeverity, text: string, urn: string, ephemeral: boolean): void {
+    const line = severity === engproto.LogSeverity.WARNING ? `warning: ${text}` : `info: ${text}`;
     if (!this.client) {
-      toStderr(text);
+      toStderr(line);
       return;
     }
+    const client = this.client;
     const req = new engproto.LogRequest();
-    req.setSeverity(engproto.LogSeverity.WARNING);
+    req.setSeverity(severity);
     req.setMessage(text);
     req.setUrn(urn);
-    this.client.log(req, new grpc.Metadata(), { deadline: Date.now() + LOG_DEADLINE_MS }, (err) => {
-      if (err) toStderr(text);
-    });
+    req.setEphemeral(ephemeral);
+    // One line at a time: a resource's status is its latest message, so they must arrive in order.
+    this.sending = this.sending.then(
+      () =>
+        new Promise<void>((resolve) =>
+          client.log(req, new grpc.Metadata(), { deadline: Date.now() + LOG_DEADLINE_MS }, (err) => {
+            if (err) toStderr(line);
+            resolve();
+          }),
+        ),
+    );
   }
 
   close(): void {
@@ -49,6 +73,6 @@ export class EngineLog {
   }
 }
 
-function toStderr(text: string): void {
-  process.stderr.write(`warning: ${text}\n`);
+function toStderr(line: string): void {
+  process.stderr.write(`${line}\n`);
 }

@@ -43,7 +43,8 @@ const USAGE = `Usage: pulumi-resource-gpucloud [ENGINE_ADDRESS]
 The gpucloud resource provider plugin. Pulumi starts it: it serves Pulumi's gRPC ResourceProvider
 protocol on 127.0.0.1, prints its port alone as its first line, and runs until SIGTERM or SIGINT.
 Settings come from the stack config (gpucloud:apiKey, gpucloud:baseUrl, gpucloud:pollIntervalMs,
-gpucloud:requestTimeoutMs) or the environment (GPUCLOUD_API_KEY, GPUCLOUD_BASE_URL, ...).
+gpucloud:requestTimeoutMs, gpucloud:sharedAccount) or the environment (GPUCLOUD_API_KEY,
+GPUCLOUD_BASE_URL, ...).
 
   --version   print the plugin's version and exit
   --help, -h  print this and exit

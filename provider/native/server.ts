@@ -19,7 +19,7 @@ import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { PackageSchema } from "../codegen/package-schema";
-import { routeWarnings } from "../framework/context";
+import { routeProgress, routeWarnings } from "../framework/context";
 import { OperationCancelledError } from "../framework/errors";
 import type { AnyResourceDefinition } from "../framework/define-resource";
 import { packageRoot, packageVersion } from "../package-root";
@@ -95,6 +95,7 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
   const resources = new ResourceRpcs(options.definitions ?? RESOURCES);
   const log = new EngineLog(options.engineAddress);
   routeWarnings((message) => log.warn(message));
+  routeProgress(() => log.progressOfCall());
 
   // Cancel (Ctrl-C in `pulumi up`) aborts this once: every operation under way holds its signal, and
   // stops its waits and retries there; after it the engine sends nothing new, so later calls fail at once.

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { RESOURCE_NAME_KEY } from "../../provider/framework/check";
+import type { EngineMessage } from "../../testing/engine-log";
 import {
   dynamicFrontDoor,
   type FrontDoor,
@@ -112,6 +113,11 @@ export class Harness {
   /** What the provider process wrote to stderr so far (its logs: the dynamic server's, the plugin's). */
   get stderr(): string {
     return this.door.stderr;
+  }
+
+  /** What the provider sent to the engine's log so far (the native door's; the dynamic door's is empty). */
+  get engineMessages(): readonly EngineMessage[] {
+    return this.door.engineMessages;
   }
 
   /** The URN under which the provider behind the door knows a resource of the program. */

@@ -54,6 +54,9 @@ function inWaves(factory: FrontDoorFactory, waves: ReadWaves): FrontDoorFactory 
       get stderr() {
         return door.stderr;
       },
+      get engineMessages() {
+        return door.engineMessages;
+      },
       close: () => door.close(),
     };
     return wrapped;

@@ -54,6 +54,19 @@ describe("autonaming from the resource's name", () => {
     expect([...(title as string)]).toHaveLength(50);
     expect(title).toMatch(new RegExp(`^${"é".repeat(42)}-[0-9a-f]{7}$`));
   });
+
+  it("cuts a long name between graphemes, never inside an emoji sequence or a letter and its accent", async () => {
+    // A family emoji is 7 characters as the cloud counts them (4 people joined by 3 zero-width joiners).
+    const family = "\u{1F469}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}";
+    const accented = "e\u0301";
+    const { title } = await h.checked("Instance", {
+      ...pod,
+      [RESOURCE_NAME_KEY]: `${accented}${family.repeat(8)}`,
+    });
+    // 42 characters are left before the suffix: the accented e (2) and 5 whole families (35), not a sixth cut short.
+    expect(title).toMatch(new RegExp(`^${accented}(${family}){5}-[0-9a-f]{7}$`, "u"));
+    expect([...(title as string)].length).toBeLessThanOrEqual(50);
+  });
 });
 
 describe("autonaming as the engine configures it, through the native plugin", () => {

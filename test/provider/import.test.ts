@@ -21,8 +21,15 @@ describe("import by id", () => {
     w = await startWorld();
     ctx = {
       api: w.api,
-      settings: { baseUrl: w.emu.url, apiKey: DEMO_KEY, pollIntervalMs: 10, requestTimeoutMs: 30_000 },
+      settings: {
+        baseUrl: w.emu.url,
+        apiKey: DEMO_KEY,
+        pollIntervalMs: 10,
+        requestTimeoutMs: 30_000,
+        sharedAccount: true,
+      },
       process: new ProcessMemory(),
+      progress: () => undefined,
     };
   });
   afterAll(() => w.stop());

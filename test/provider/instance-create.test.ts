@@ -6,6 +6,7 @@
  */
 import { GpuCloudClient, type Instance } from "pulumi-gpucloud/sdk";
 import type { Harness, Props, ResourceState } from "../harness";
+import { proxy } from "../support/dateless-proxy";
 import { onCalls } from "../support/emulator-hooks";
 import { initFailure, type InitFailure } from "../support/init-failure";
 import { gpucloudHarness, providerConfig } from "../support/providers";
@@ -87,6 +88,46 @@ describe("creates whose answers are lost", () => {
     const state = await w.advancing(w.h.create("Instance", await inputs({ title: "late" })));
     expect(await titles()).toEqual({ [state.id]: "late" });
     expect(await createCalls()).toBe(1);
+  });
+
+  it("adopts the instance a lost answer made at once even when waitTimeoutSeconds is shorter than the grace", async () => {
+    // The grace is 3 s: a deadline of 1 s used to give up on the instance and record a pending create.
+    await fault("drop_after_commit");
+    const state = await w.advancing(
+      w.h.create("Instance", await inputs({ title: "short wait", waitTimeoutSeconds: 1 })),
+    );
+    expect(await titles()).toEqual({ [state.id]: "short wait" });
+    expect(state.id).not.toMatch(PENDING_ID);
+  });
+
+  it("destroys the instance whose title the cloud refuses, at once, naming the title, and leaves no claim token", async () => {
+    const refused = "forbidden word";
+    let refusals = 0;
+    const gateway = await proxy(w.emu.url, {
+      answer: (path, body) => {
+        if (!path.endsWith("/instance/update_title")) return undefined;
+        if ((JSON.parse(body) as { title?: string }).title !== refused) return undefined;
+        refusals++;
+        return {
+          status: 200,
+          json: { code: 1, msg: "the title contains a word the platform does not allow" },
+        };
+      },
+    });
+    const run = await gpucloudHarness({ config: providerConfig(gateway.url, KEY, CONFIG) });
+    try {
+      const failure = await w
+        .advancing(run.create("Instance", await inputs({ title: refused })))
+        .catch((e: unknown) => e);
+      expect(String(failure)).toMatch(
+        /Could not create instance: the cloud refused its title "forbidden word" \(.*does not allow.*\), the mark that tells it is this stack's; fix title in your program\. The instance \S+ was destroyed so nothing is left billing\./,
+      );
+      expect(refusals).toBe(1);
+      expect(await titles()).toEqual({});
+    } finally {
+      await run.stop();
+      await gateway.close();
+    }
   });
 
   it("sends the create again when the lost call made nothing, and leaves one instance", async () => {

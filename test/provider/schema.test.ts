@@ -90,12 +90,19 @@ describe("the package schema", () => {
     expect(schema.name).toBe("gpucloud");
     expect(Object.keys(schema.resources).sort()).toEqual([FLEET, POLICY, INSTANCE, IMAGE]);
     expect(Object.keys(schema.functions).sort()).toEqual(FUNCTIONS.map((f) => `gpucloud:index:${f}`).sort());
+    // The contract's four, and the provider's own sharedAccount (docs/design/contracts.md#configuration).
     expect(Object.keys(schema.config.variables).sort()).toEqual([
       "apiKey",
       "baseUrl",
       "pollIntervalMs",
       "requestTimeoutMs",
+      "sharedAccount",
     ]);
+    expect(schema.config.variables.sharedAccount).toMatchObject({
+      type: "boolean",
+      default: true,
+      defaultInfo: { environment: ["GPUCLOUD_SHARED_ACCOUNT"] },
+    });
     expect(schema.config.variables.apiKey).toMatchObject({ type: "string", secret: true });
     expect(schema.config.variables.requestTimeoutMs).toMatchObject({
       type: "integer",

@@ -19,7 +19,23 @@ describe("the settings", () => {
       baseUrl: "http://127.0.0.1:8787",
       pollIntervalMs: 5000,
       requestTimeoutMs: 30_000,
+      sharedAccount: true,
     });
+  });
+
+  it("read sharedAccount as true or false, and refuse anything else naming both ways to set it", () => {
+    expect(resolveProviderSettings(lookup({ ...base, "gpucloud:sharedAccount": "false" }), {})).toMatchObject(
+      {
+        sharedAccount: false,
+      },
+    );
+    expect(resolveProviderSettings(lookup(base), { GPUCLOUD_SHARED_ACCOUNT: "false" }).sharedAccount).toBe(
+      false,
+    );
+    expect(() => resolveProviderSettings(lookup(base), { GPUCLOUD_SHARED_ACCOUNT: "no" })).toThrow(
+      'The GPU cloud shared-account setting "no" is invalid: it must be true or false. ' +
+        "Fix `gpucloud:sharedAccount` in the stack config or the environment variable GPUCLOUD_SHARED_ACCOUNT.",
+    );
   });
 
   it("parse numbers from stack config text, and from the environment when config has none", () => {

@@ -11,6 +11,7 @@ const SCENARIOS = [
   "/test/perf/",
   "/test/provider/ownership\\.test\\.ts$",
   "/test/provider/instance-create\\.test\\.ts$",
+  "/test/provider/instance-recovery\\.test\\.ts$",
   "/test/examples/docs-recipes\\.test\\.ts$",
   "/test/examples/fleet-cost-guard\\.test\\.ts$",
 ];

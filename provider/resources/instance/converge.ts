@@ -76,7 +76,11 @@ export async function converge(
   const plan = planConverge(cloud, olds, news);
   if (plan.setsTimer) await assertTimerAhead(ctx, plan.timer!);
   if (plan.rename !== undefined) {
-    if (isClaimToken(cloud.title)) throw beingClaimed(instanceUuid, cloud.title!);
+    // A token the state itself recorded is this stack's own claim, left when its mark could not be written.
+    if (isClaimToken(cloud.title) && cloud.title !== olds.title)
+      throw beingClaimed(instanceUuid, cloud.title!);
+    if (olds.title === "" && cloud.title && cloud.title !== plan.rename)
+      throw titledMeanwhile(instanceUuid, cloud.title, plan.rename);
     await api.instances.updateTitle(instanceUuid, plan.rename);
   }
   // True while `cloud` is a full record read after the last change made here.
@@ -123,6 +127,20 @@ function beingClaimed(instanceUuid: string, token: string): Error {
       "(of this stack or of another deployer on the account) is taking it over, and retitling it now could give it to two stacks. " +
       "Run `pulumi refresh` after a few minutes: a claim that stands leaves the instance titled by its new owner; " +
       "if the token stays, the claim was abandoned, and you may title the instance in the console and run `pulumi up` again.",
+  );
+}
+
+/**
+ * The stack last saw the instance untitled (its mark never landed, or a person cleared it), and it now
+ * bears a title that is not the stack's: another deployer's recovery may have taken it meanwhile, and
+ * writing the mark over that title could hand one instance to two stacks.
+ */
+function titledMeanwhile(instanceUuid: string, title: string, mark: string): Error {
+  return new Error(
+    `Could not title instance ${instanceUuid} ${JSON.stringify(mark)}: the stack last saw it untitled, and it is now titled ` +
+      `${JSON.stringify(title)}, which may mean another stack's recovery of a lost create took it. If no other stack holds it, ` +
+      "run `pulumi refresh` to accept that title, then `pulumi up` to write this stack's; if another stack holds it, remove it " +
+      "from this stack's state (`pulumi state delete`) and run `pulumi up` to make this stack's own.",
   );
 }
 

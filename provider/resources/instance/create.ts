@@ -1,10 +1,12 @@
 /**
  * The create path of Instance: make the instance (or adopt one), mark it as this stack's, bring it to
- * the wanted state, and never leave a paid instance that the state does not know, never make two where
- * one was declared, never take another owner's. Creates run in parallel; every instance made carries its
- * owner's mark right after the answer (owner-mark.ts); a create whose answer is lost is settled by the
- * reconciler of its spec (lost-create/reconciler.ts), and one whose outcome stays unknown is recorded in
- * the state as a pending create (lost-create/pending-record.ts) that the next run resolves.
+ * the wanted state, clean up, and never leave a paid instance that the state does not know, never make
+ * two where one was declared, never take another owner's. Creates run in parallel; every instance made
+ * carries its owner's mark right after the answer (owner-mark.ts); a create whose answer is lost is
+ * settled by the reconciler of its spec (lost-create/reconciler.ts), and one whose outcome stays unknown
+ * is recorded in the state as a pending create (lost-create/pending-record.ts) that the next run
+ * resolves. A lost call judged to have made nothing is watched once more at the end (the late watch:
+ * lost-create/late-watch.ts), in case the cloud carried it out later than the recovery allows for.
  */
 import {
   NotFoundError,
@@ -16,7 +18,7 @@ import {
 } from "../../../sdk";
 import { untilAborted } from "../../../sdk/sleep";
 import { warn, type ProviderContext } from "../../framework/context";
-import { isCancelled } from "../../framework/errors";
+import { isCancelled, messageOf } from "../../framework/errors";
 import { converge } from "./converge";
 import {
   cancelledError,
@@ -32,10 +34,12 @@ import { newClaimantId } from "./lost-create/claim";
 import { pendingCreateError, unresolvedError } from "./lost-create/pending-record";
 import { releaseClaim } from "./lost-create/pending-resolution";
 import type { Claimant } from "./lost-create/reconciler";
-import { recoveryTiming } from "./lost-create/timing";
+import { LateWatch } from "./lost-create/late-watch";
+import { sendingAgain, statusReporter } from "./lost-create/progress";
 import { openWindow } from "./lost-create/window";
+import { cleanUpLateArrivals, discardLateArrivals, keepOneLateArrival } from "./late-arrivals";
 import { markAnswered } from "./owner-mark";
-import { instanceMemory, instanceReads } from "./memory";
+import { instanceMemory, instanceReads, instanceTiming } from "./memory";
 import { PowerChangeUnsettledError } from "./power";
 import { assertTimerAhead } from "./timer";
 
@@ -44,22 +48,15 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
   if (inputs.shutdownAt !== undefined) await assertTimerAhead(ctx, inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
-  const made = await makeMarkedInstance(ctx, inputs, deadline);
-  const uuid = made.instance.instance_uuid;
+  const watch = new LateWatch(ctx, specOf(inputs), lateWatchProgress(ctx, inputs));
   try {
-    if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
-    // Converging again is safe (it reads the instance afresh and does what is still missing), so it
-    // rides out an outage until the create's deadline instead of destroying an instance made fine.
-    let known: CloudInstance | undefined = made.instance;
-    const olds = { title: inputs.title };
-    return await retryUntil(
-      () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
-      { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
-    );
+    const made = await makeMarkedInstance(ctx, inputs, deadline, watch);
+    const cloud = await convergeMade(ctx, inputs, made, deadline);
+    if (watch.watching) await cleanUpLateArrivals(ctx, inputs, watch, cloud);
+    return cloud;
   } catch (err) {
-    if (err instanceof PowerChangeUnsettledError) throw keptAfterUnsettledPower(inputs, made.instance, err);
-    if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
-    return destroyAfterFailure(ctx, inputs, made.instance, err);
+    if (watch.watching) await discardLateArrivals(ctx, inputs, watch);
+    throw err;
   }
 }
 
@@ -101,30 +98,66 @@ interface Made {
   answeredAt?: number;
 }
 
+/** The instance made, brought to what the inputs ask; what a failure on the way leaves is create-failures.ts's. */
+async function convergeMade(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  made: Made,
+  deadline: number,
+): Promise<CloudInstance> {
+  const uuid = made.instance.instance_uuid;
+  try {
+    if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
+    // Converging again is safe (it reads the instance afresh and does what is still missing), so it
+    // rides out an outage until the create's deadline instead of destroying an instance made fine.
+    let known: CloudInstance | undefined = made.instance;
+    const olds = { title: inputs.title };
+    return await retryUntil(
+      () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
+      { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
+    );
+  } catch (err) {
+    if (err instanceof PowerChangeUnsettledError) throw keptAfterUnsettledPower(inputs, made.instance, err);
+    if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
+    return destroyAfterFailure(ctx, inputs, made.instance, err);
+  }
+}
+
 /**
  * An instance of the spec for this create that is this stack's: made by a create call and marked as
- * this resource's, or claimed. One that someone else titled or claimed before this create could mark it
- * is theirs, and another is made.
+ * this resource's, or claimed. One that someone else titled before this create could mark it is theirs,
+ * and another is made. One whose mark cannot be written yet goes to the engine at once, kept in the
+ * stack; one whose title the cloud refuses is destroyed.
  */
 async function makeMarkedInstance(
   ctx: ProviderContext,
   inputs: InstanceInputs,
   deadline: number,
+  watch: LateWatch,
 ): Promise<Made> {
   for (;;) {
-    const made = await makeInstance(ctx, inputs, deadline);
+    const made = await makeInstance(ctx, inputs, deadline, watch);
     if (made.answeredAt === undefined) return made;
-    const marking = await markAnswered(
-      ctx,
-      made.instance,
-      inputs.title ?? "",
-      made.answeredAt,
-      deadline,
-    ).catch((err: unknown) => {
-      if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
-      throw keptUnmarked(inputs, made.instance, err);
-    });
+    const mark = inputs.title ?? "";
+    const marking = await markAnswered(ctx, made.instance, mark, made.answeredAt, deadline).catch(
+      (err: unknown) => {
+        if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
+        throw keptUnmarked(inputs, made.instance, err);
+      },
+    );
     if (marking.kind === "marked") return made;
+    if (marking.kind === "unwritten")
+      throw keptUnmarked(inputs, marking.seen ?? made.instance, marking.cause);
+    if (marking.kind === "refused") {
+      return destroyAfterFailure(
+        ctx,
+        inputs,
+        made.instance,
+        new Error(
+          `the cloud refused its title ${JSON.stringify(mark)} (${messageOf(marking.cause)}), the mark that tells it is this stack's; fix title in your program.`,
+        ),
+      );
+    }
     warn(
       `Instance ${made.instance.instance_uuid}, made by a create of ${describeSpec(specOf(inputs))}, is not this stack's: ${marking.why}. ` +
         "This create makes another.",
@@ -141,9 +174,15 @@ async function makeMarkedInstance(
 /**
  * An instance of the spec for this create: the one a pending record of this resource made in an earlier
  * run (when Diff registered one), else a new one. A lost answer is settled by the spec's reconciler: the
- * instance it made is adopted, or, when nothing was made, the create is sent again within the deadline.
+ * instance it made is adopted, or, when nothing was made, the create is sent again within the deadline
+ * and the call goes on being watched (`watch`): an instance it claims is taken instead of another call.
  */
-async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadline: number): Promise<Made> {
+async function makeInstance(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  deadline: number,
+  watch: LateWatch,
+): Promise<Made> {
   const spec = specOf(inputs);
   const memory = instanceMemory(ctx.process);
   const { records } = memory;
@@ -164,7 +203,9 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
   }
   for (;;) {
-    const sent = await send(ctx, spec, deadline).catch((err: unknown) => {
+    const late = watch.take();
+    if (late) return { instance: late, claimed: true };
+    const sent = await send(ctx, inputs, spec, deadline).catch((err: unknown) => {
       if (isCancelled(err, ctx.signal))
         throw cancelledError("before the create call was sent, so no instance was made");
       throw refusedForLong(err) ?? err;
@@ -181,7 +222,12 @@ async function makeInstance(ctx: ProviderContext, inputs: InstanceInputs, deadli
     );
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
     if (outcome.kind === "unknown") throw pendingCreateError(inputs, spec, sent.claimant, outcome);
-    if (Date.now() >= deadline) {
+    watch.watch(sent.claimant.window, sent.claimant.sentAt!);
+    if (Date.now() < deadline) {
+      sent.claimant.progress?.(sendingAgain());
+    } else {
+      const adopted = await keepOneLateArrival(ctx, inputs, watch);
+      if (adopted) return { instance: adopted, claimed: true };
       const nearMisses = outcome.nearMisses.map((miss) => ` (${miss})`).join("");
       throw new Error(
         `Could not create instance: the answer to the create call was lost (${sent.lost.message}) and no instance of ` +
@@ -202,15 +248,21 @@ type Sent =
  * again; a lost answer returns the claimant its reconciliation needs, its window opened by what the
  * listings before the call showed.
  */
-async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): Promise<Sent> {
+async function send(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  spec: CreateSpec,
+  deadline: number,
+): Promise<Sent> {
   const memory = instanceMemory(ctx.process);
   const reads = memory.reads(ctx.api);
-  const timing = recoveryTiming(ctx.settings);
+  const timing = instanceTiming(ctx);
   const until = { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal };
   await retryUntil(() => reads.freshWalk(), until);
   return retryUntil(async ({ deadline: callDeadline }) => {
     // Taken as the call goes out: a walk that ends while it is out may already list the new instance.
     const window = openWindow(reads.newestCreateTime, reads.everListed);
+    const sentAt = Date.now();
     try {
       // Never given the signal: a create cut off half way could make an instance nobody knows of. Once
       // sent it finishes (within its request timeout), and a lost answer is reconciled below.
@@ -219,7 +271,8 @@ async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): P
       return { kind: "answered", instance, answeredAt: Date.now() };
     } catch (err) {
       if (!(err instanceof OutcomeUnknownError)) throw err;
-      const settledAt = Date.now() + timing.lateCommitMs;
+      // From its send, on the model's T: a request timeout below the floor does not make the cloud faster.
+      const settledAt = Math.max(Date.now() + timing.lateCommitMs, sentAt + timing.settledAfterSendMs);
       return {
         kind: "lost",
         lost: err,
@@ -229,7 +282,9 @@ async function send(ctx: ProviderContext, spec: CreateSpec, deadline: number): P
           window,
           earlierRun: false,
           settledAt,
+          sentAt,
           giveUpAt: Math.max(deadline, settledAt),
+          progress: lostAnswerProgress(ctx, inputs, err),
         },
       };
     }
@@ -241,6 +296,41 @@ function createCall(api: GpuCloudClient, spec: CreateSpec, call: CallOptions): P
   return spec.imageUuid !== undefined
     ? api.instances.createByImage({ image_uuid: spec.imageUuid, ...gpu }, call)
     : api.instances.createByPod({ pod_uuid: spec.podUuid!, pod_tag: spec.podTag, ...gpu }, call);
+}
+
+/** The resource as progress names it: by its title (its mark), or its spec when it has none. */
+function progressName(inputs: InstanceInputs): string {
+  return inputs.title
+    ? `instance ${JSON.stringify(inputs.title)}`
+    : `an untitled instance of ${describeSpec(specOf(inputs))}`;
+}
+
+/**
+ * What the person running `pulumi up` reads while a lost answer of this create is settled: said again
+ * only when the status changes, not as its countdown runs.
+ */
+function lostAnswerProgress(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  lost: Error,
+): (status: string) => void {
+  return statusReporter(
+    ctx.progress,
+    `Creating ${progressName(inputs)}: the answer to the create call was lost (${howLost(lost)}); `,
+  );
+}
+
+/** What the person running `pulumi up` reads while the late watch of this create looks. */
+function lateWatchProgress(ctx: ProviderContext, inputs: InstanceInputs): (status: string) => void {
+  return statusReporter(ctx.progress, `Creating ${progressName(inputs)}: `);
+}
+
+/** How an answer was lost, in the SDK's words without its advice to SDK users ("the connection was dropped ..."). */
+function howLost(lost: Error): string {
+  return (
+    /the request was sent but (.*?), so it may or may not have been carried out/.exec(lost.message)?.[1] ??
+    lost.message
+  );
 }
 
 /**

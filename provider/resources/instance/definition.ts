@@ -96,12 +96,14 @@ const outputs = {
 /**
  * The inputs as the cloud has them now: refresh rebuilds these so drift shows and nothing else does. A
  * title changed in the console shows as a change of the input: a declared title is put back by the next
- * `up`; an autonamed one keeps its new name (still a mark), and one cleared gets a new autoname at Check.
+ * `up`, and an autonamed one keeps its new name (still a mark). A title cleared (by a person, or a mark
+ * that could not be written yet) keeps the stack's mark as the input while the title output shows it
+ * missing: that is drift, and the next `up` writes the same mark back, never a new name and never none.
  */
 function cloudInputs(inputs: InstanceInputs, cloud: CloudInstance): InstanceInputs {
   return plainJson({
     ...inputs,
-    title: inputs.title === undefined && !cloud.title ? undefined : (cloud.title ?? ""),
+    title: cloud.title ? cloud.title : inputs.title,
     running: POWERED_ON.includes(cloud.status),
     shutdownAt: shutdownAtInput(cloud),
     gpuUuid: cloud.gpu_uuid ?? inputs.gpuUuid,

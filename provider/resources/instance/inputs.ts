@@ -78,8 +78,10 @@ export const InstanceInputs = z.object({
     .describe(
       `Instance name, at most ${TITLE_MAX} characters: the owner's mark that tells this stack's instance from any other ` +
         "on the account. Left out, the provider names the instance `<resource name>-<7 random hex>` once and keeps that " +
-        "name in the state. An empty title turns the mark off: a lost create of the same spec, in any stack on the " +
-        "account, may then take the instance.",
+        "name in the state (through the native plugin the suffix comes from the engine's seed, so a preview shows the " +
+        "name the update writes; the dynamic providers get no seed, so a preview's name is only a stand-in). A mark " +
+        "cleared in the console shows at refresh, and the next update writes it back. An empty title turns the mark " +
+        "off: a lost create of the same spec, in any stack on the account, may then take the instance.",
     ),
   running: z.boolean({ error: "must be a boolean" }).default(true).describe("Desired power state."),
   shutdownAt: shutdownAt
@@ -90,7 +92,11 @@ export const InstanceInputs = z.object({
     .int("must be a whole number of seconds from 1 to 9007199254740991")
     .positive("must be positive")
     .default(900)
-    .describe("How long each wait of create and power changes lasts, in seconds."),
+    .describe(
+      "How long each wait of create and power changes lasts, in seconds. A create whose answer was lost follows " +
+        "an instance that appeared through its grace and claim even past this time, so that it is adopted rather " +
+        "than left as a pending create.",
+    ),
   waitForServices: z
     .boolean({ error: "must be a boolean" })
     .default(false)

@@ -7,16 +7,23 @@
 import type { GpuCloudClient } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import type { MemoryPart, ProcessMemory } from "../../framework/process-memory";
+import { CloudPace } from "./lost-create/pace";
 import { PendingRecords } from "./lost-create/pending-records";
 import { Reconcilers, type Reconciler } from "./lost-create/reconciler";
 import type { CreateSpec } from "./create-spec";
 import { TakenInstances } from "./lost-create/taken";
+import { recoveryTiming, type RecoveryTiming } from "./lost-create/timing";
 import { InstanceReads } from "./reads";
 
 export class InstanceMemory {
   readonly taken = new TakenInstances();
-  private readonly reconcilers = new Reconcilers(this.taken);
-  readonly records = new PendingRecords((ctx, spec) => this.reconciler(ctx, spec));
+  /** How slow the cloud has shown itself to carry out creates: the timing model follows it. */
+  readonly pace = new CloudPace();
+  private readonly reconcilers = new Reconcilers(this.taken, this.pace);
+  readonly records = new PendingRecords(
+    (ctx, spec) => this.reconciler(ctx, spec),
+    (ctx) => recoveryTiming(ctx.settings, this.pace.longestCommitMs),
+  );
   /** One coalescer per client, so per settings: a new client (a config change) reads on its own. */
   private readonly readsByClient = new WeakMap<GpuCloudClient, InstanceReads>();
 
@@ -43,6 +50,12 @@ const INSTANCE_MEMORY: MemoryPart<InstanceMemory> = {
 
 export function instanceMemory(process: ProcessMemory): InstanceMemory {
   return process.memory(INSTANCE_MEMORY);
+}
+
+/** The timing model for this operation: its settings, and the cloud's pace as this process has seen it. */
+export function instanceTiming(ctx: ProviderContext): RecoveryTiming {
+  const memory = instanceMemory(ctx.process);
+  return recoveryTiming(ctx.settings, memory.pace.longestCommitMs);
 }
 
 /** The coalesced reads of this operation's client. */

@@ -7,26 +7,39 @@
  * empty title turns the mark off, and with it that protection.
  *
  * The creator sends its mark within the mark window after the answer, and a mark sent then lands before
- * any other deployer's recovery may claim the instance. A mark not confirmed in the window is looked at
- * once every attempt has settled; if it is not there, the creator claims its own instance like anyone
- * else (lost-create/claim.ts), and an instance someone else claimed first is theirs: this create makes
- * another.
+ * any other deployer's recovery may claim the instance. A mark not confirmed in the window is read back
+ * once every attempt has settled:
+ * there, or the instance titled by someone else (then it is theirs, and this create makes another), or
+ * still untitled. Still untitled, the creator claims it once, like any deployer would
+ * (lost-create/claim.ts): won, it writes the mark; lost, the instance is someone else's. A claim whose own
+ * writes do not land either leaves the instance still this create's: it is handed to the engine
+ * (create-failures.ts: keptUnmarked) and the next `pulumi up` writes the mark, as it repairs any title
+ * that is not what the program declares. A title the cloud refuses outright will never be written, so
+ * that instance is given up (destroyed), and the refusal names the title.
  */
-import { sleep, type Instance as CloudInstance } from "../../../sdk";
+import { BusinessError, InputValidationError, sleep, type Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { claim, newClaimantId, readNow } from "./lost-create/claim";
 import { releaseClaim } from "./lost-create/pending-resolution";
-import { recoveryTiming } from "./lost-create/timing";
+import { claimMs } from "./lost-create/timing";
+import { instanceTiming } from "./memory";
 
 export type Marking =
   /** The instance carries the mark (or the resource declared an empty title, and it carries none). */
   | { kind: "marked" }
-  /** The instance is no longer this create's: titled by someone else, claimed, or gone. */
-  | { kind: "lost"; why: string };
+  /** The instance is no longer this create's: titled by someone else, or gone. */
+  | { kind: "lost"; why: string }
+  /**
+   * The mark could not be written yet: the instance is this create's, untitled for now (or bearing the
+   * creator's own claim token: `seen` is then the instance as it was last read).
+   */
+  | { kind: "unwritten"; cause: unknown; seen?: CloudInstance }
+  /** The cloud refused the title itself: no write of it will ever land. */
+  | { kind: "refused"; cause: Error };
 
 /**
- * Marks the instance a create call answered with (at `answeredAt`, epoch ms) as `mark`'s. Reads and
- * claims give up at `deadline`; an error means the mark could not be confirmed either way.
+ * Marks the instance a create call answered with (at `answeredAt`, epoch ms) as `mark`'s. Every write is
+ * sent within the mark window; the read that settles an unconfirmed one gives up at `deadline`.
  */
 export async function markAnswered(
   ctx: ProviderContext,
@@ -36,35 +49,55 @@ export async function markAnswered(
   deadline: number,
 ): Promise<Marking> {
   if (mark === "") return { kind: "marked" };
-  const timing = recoveryTiming(ctx.settings);
+  const timing = instanceTiming(ctx);
   const uuid = instance.instance_uuid;
   const windowEnds = answeredAt + timing.markWindowMs;
-  const confirmed = await ctx.api.instances.updateTitle(uuid, mark, { deadline: windowEnds }).then(
-    () => true,
-    () => false,
+  const failure = await ctx.api.instances.updateTitle(uuid, mark, { deadline: windowEnds }).then(
+    () => undefined,
+    (err: unknown) => err,
   );
-  if (confirmed) return { kind: "marked" };
-  // Every attempt sent in the window has been carried out, or never will be, by then.
+  if (failure === undefined) return { kind: "marked" };
+  // Every attempt sent in the window has been carried out, or never will be, by then: a read sooner could
+  // miss a mark still in flight, and a claim over it would take this create's own instance for another's.
   await sleep(windowEnds + timing.settledAfterSendMs - Date.now(), ctx.signal);
-  for (;;) {
-    const seen = await readNow(ctx, uuid, timing, deadline);
-    if (seen === undefined)
-      return { kind: "lost", why: "it was destroyed before this create could title it" };
-    if (seen.title === mark) return { kind: "marked" };
-    if (seen.title)
-      return {
-        kind: "lost",
-        why: `it was titled ${JSON.stringify(seen.title)} before this create could title it`,
-      };
-    const claimed = await claim(ctx, uuid, newClaimantId(), timing, deadline);
-    if (claimed.kind === "won") {
-      await releaseClaim(ctx, uuid, mark);
-      return { kind: "marked" };
-    }
-    if (claimed.kind === "lost") return { kind: "lost", why: "another deployer's recovery claimed it first" };
-    if (Date.now() >= deadline)
-      throw new Error(
-        `its title could not be written: every claim of it left the instance untitled until the create's deadline`,
-      );
+  // A read's own attempts may take a request timeout each: one read, then the instance goes to the engine.
+  const seen = await readNow(ctx, uuid, timing, Math.min(deadline, Date.now() + 2 * timing.requestMs)).catch(
+    (err: unknown) => ({ unreadable: err }),
+  );
+  if (seen === undefined) return { kind: "lost", why: "it was destroyed before this create could title it" };
+  if ("unreadable" in seen) return { kind: "unwritten", cause: failure };
+  if (seen.title === mark) return { kind: "marked" };
+  if (seen.title)
+    return {
+      kind: "lost",
+      why: `it was titled ${JSON.stringify(seen.title)} before this create could title it`,
+    };
+  // Refused, and the instance is there and untitled: it is the title the cloud will not take.
+  if (failure instanceof BusinessError || failure instanceof InputValidationError)
+    return { kind: "refused", cause: failure };
+  return claimOwn(ctx, uuid, mark, failure, deadline);
+}
+
+/** One claim of the creator's own instance, its mark unwritten (see above); never a loop of them. */
+async function claimOwn(
+  ctx: ProviderContext,
+  uuid: string,
+  mark: string,
+  failure: unknown,
+  deadline: number,
+): Promise<Marking> {
+  const timing = instanceTiming(ctx);
+  const claimDeadline = Math.min(deadline, Date.now() + claimMs(timing));
+  const claimed = await claim(ctx, uuid, newClaimantId(), timing, claimDeadline).catch(() => undefined);
+  if (claimed?.kind === "lost") {
+    // A mark of ours carried out later than the model allows is what the claim met: the instance is ours.
+    const after = await readNow(ctx, uuid, timing, claimDeadline).catch(() => undefined);
+    if (after?.title === mark) return { kind: "marked" };
+    return { kind: "lost", why: "another deployer's recovery claimed it first" };
   }
+  if (claimed?.kind !== "won") return { kind: "unwritten", cause: failure };
+  return releaseClaim(ctx, uuid, mark).then(
+    (): Marking => ({ kind: "marked" }),
+    (err: unknown): Marking => ({ kind: "unwritten", cause: err, seen: claimed.instance }),
+  );
 }

@@ -9,7 +9,8 @@ import type { ProviderContext } from "../../../framework/context";
 import { specKey, type CreateSpec } from "../create-spec";
 import { pendingRecordOf, recordWindow, type PendingRecord } from "./pending-record";
 import type { Outcome, Reconciler } from "./reconciler";
-import { recoveryTiming } from "./timing";
+import { statusReporter } from "./progress";
+import { adoptionMs, type RecoveryTiming } from "./timing";
 import { inWindow } from "./window";
 
 const isOwn = (record: PendingRecord, spec: CreateSpec, mark: string | undefined) =>
@@ -25,8 +26,11 @@ export class PendingRecords {
   /** Resolutions under way or decided in this process, by record id, so each record is resolved once. */
   private readonly resolutions = new Map<string, Promise<Outcome>>();
 
-  /** `reconcilerOf`: the reconciler of a spec for an operation's client. */
-  constructor(private readonly reconcilerOf: (ctx: ProviderContext, spec: CreateSpec) => Reconciler) {}
+  /** `reconcilerOf`: the reconciler of a spec for an operation's client; `timingOf`: an operation's timing model. */
+  constructor(
+    private readonly reconcilerOf: (ctx: ProviderContext, spec: CreateSpec) => Reconciler,
+    private readonly timingOf: (ctx: ProviderContext) => RecoveryTiming,
+  ) {}
 
   /** Diff met a pending record: keep it for the Create that replaces it. */
   register(id: string, stored: Record<string, unknown>): void {
@@ -95,7 +99,9 @@ export class PendingRecords {
         window: recordWindow(record.pending),
         earlierRun: true,
         settledAt: now,
-        giveUpAt: Math.max(deadline, now + resolutionMs(ctx)),
+        // A candidate first seen now gets its grace and its claim, with a few rounds between.
+        giveUpAt: Math.max(deadline, now + adoptionMs(this.timingOf(ctx))),
+        progress: statusReporter(ctx.progress, `Resolving the pending create ${record.id}: `),
       });
       this.resolutions.set(record.id, resolution);
       // Undecided is not an answer to keep: a later operation of this process (a person may have titled
@@ -106,14 +112,4 @@ export class PendingRecords {
     }
     return resolution;
   }
-}
-
-/**
- * The least time the resolution of a record gets in a new process: a candidate's grace from when this
- * process first sees it, and a claim whose write lost its answer, with a few rounds between.
- */
-function resolutionMs(ctx: ProviderContext): number {
-  const t = recoveryTiming(ctx.settings);
-  const claimMs = 2 * t.requestMs + t.claimWriteMs + t.settledAfterSendMs + t.rivalsLandedMs;
-  return t.graceMs + claimMs + 4 * t.roundMs;
 }

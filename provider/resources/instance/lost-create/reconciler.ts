@@ -15,20 +15,34 @@
  * Each round (a poll interval, at least a quarter of the request timeout) it reads a fresh listing and
  * applies:
  * - the grace, counted from when this process first saw the instance unmarked;
+ * - an instance ever seen titled is someone's, whatever its title later: a person may clear the title of
+ *   an instance a live stack holds, and that stack had its create answer;
  * - the claim (claim.ts) before anything is adopted, candidates given out by a maximum matching of
- *   windows (matching.ts), oldest first;
+ *   windows (matching.ts), oldest first, the creates under way before the late watches (timing.ts);
  * - absence only from two consecutive consistent listings that agree, once the call has settled: a
- *   create and a delete between two pages can keep a listing consistent while hiding an instance.
+ *   create and a delete between two pages can keep a listing consistent while hiding an instance;
+ * - an instance that appeared is followed to its end (grace and claim), whatever the create's deadline:
+ *   giving up on it would record a pending create for an instance the cloud shows.
+ * Each claimant hears, as it changes, what its outcome waits for and until when (progress.ts).
  */
 import { isTransientError, sleep, type Instance as CloudInstance } from "../../../../sdk";
-import type { ProviderContext } from "../../../framework/context";
+import { warn, type ProviderContext } from "../../../framework/context";
 import { messageOf } from "../../../framework/errors";
-import { describeDifference, matchesSpec, specDifferences, specKey, type CreateSpec } from "../create-spec";
+import {
+  describeDifference,
+  describeSpec,
+  matchesSpec,
+  specDifferences,
+  specKey,
+  type CreateSpec,
+} from "../create-spec";
 import type { InstanceReads, Walk } from "../reads";
 import { claim, claimPrefix, isClaimToken } from "./claim";
 import { maximumMatching } from "./matching";
+import type { CloudPace } from "./pace";
+import * as progress from "./progress";
 import type { TakenInstances } from "./taken";
-import { recoveryTiming, type RecoveryTiming } from "./timing";
+import { adoptionMs, claimMs, recoveryTiming, type RecoveryTiming } from "./timing";
 import { closedBy, inWindow, type CreateWindow } from "./window";
 
 /** A create whose outcome is unknown: a lost attempt of this run, or a pending record of an earlier one. */
@@ -38,10 +52,19 @@ export interface Claimant {
   window: CreateWindow;
   /** Its window comes from a state: what was listed before the call is known only in part. */
   earlierRun: boolean;
-  /** Epoch ms: from then, the call has been carried out or never will be. */
+  /** Epoch ms: from then, the call has been carried out or never will be (later if the cloud shows itself slower). */
   settledAt: number;
-  /** Then (epoch ms) the outcome is left unknown. */
+  /** When the call was sent (epoch ms); undefined for a record of an earlier run. */
+  sentAt?: number;
+  /** Then (epoch ms) the outcome is left unknown, unless an instance that appeared is still followed. */
   giveUpAt: number;
+  /**
+   * A late watch (timing.ts): a call already judged to have made nothing, watched with a window that
+   * never closes for an instance it made after all. It takes only what no create under way can have made.
+   */
+  lateWatch?: boolean;
+  /** Hears what the outcome waits for and until when, each time that changes. */
+  progress?(status: string): void;
 }
 
 export type Outcome =
@@ -65,8 +88,10 @@ interface Entry {
   /** Why its outcome is not known yet, and what it could be: what a pending record reports. */
   reason: string;
   candidates: CloudInstance[];
-  /** Consistent listings read since its window closed: the absence rule needs two. */
+  /** Consistent listings read since its window closed (a late watch's: since it began): the absence rule needs two. */
   listingsSinceClosed: number;
+  /** A late watch that was ended then (epoch ms): it is decided on a listing begun from then. */
+  watchEndedAt?: number;
 }
 
 const byAge = (instances: CloudInstance[]) =>
@@ -80,6 +105,11 @@ function unmarked(instance: CloudInstance): boolean {
 }
 
 class Reconciler {
+  /** The timing model as it stands: the settings, and the pace the cloud has shown (it may slow down). */
+  private get timing(): RecoveryTiming {
+    return recoveryTiming(this.ctx.settings, this.pace.longestCommitMs);
+  }
+
   private readonly entries = new Set<Entry>();
   /** When each unmarked instance of the spec was first seen unmarked (epoch ms, as its listing ended). */
   private readonly firstSeen = new Map<string, number>();
@@ -91,9 +121,9 @@ class Reconciler {
   constructor(
     private readonly ctx: ProviderContext,
     private readonly spec: CreateSpec,
-    private readonly timing: RecoveryTiming,
     private readonly reads: InstanceReads,
     private readonly taken: TakenInstances,
+    private readonly pace: CloudPace,
   ) {}
 
   /** Resolves once the claimant's outcome is decided: adopted (claimed), not made, or unknown. */
@@ -106,6 +136,8 @@ class Reconciler {
         candidates: [],
         listingsSinceClosed: 0,
       });
+      if (!claimant.lateWatch && Date.now() < claimant.settledAt)
+        claimant.progress?.(progress.awaitingSettle(claimant.settledAt));
       if (!this.running) void this.run();
     });
   }
@@ -149,13 +181,13 @@ class Reconciler {
       this.previous = undefined;
       const why = `listing the instances failed (${messageOf(err)})`;
       if (!isTransientError(err)) return this.giveUp([...this.entries], why);
-      this.note(why);
+      this.note(why, true);
       return this.giveUpDue(false);
     }
     this.lastListed = [...walk.instances.values()];
     if (!walk.consistent) {
       this.previous = undefined;
-      this.note("the instance list changed while it was read page by page");
+      this.note("the instance list changed while it was read page by page", false);
     } else {
       this.closeWindows(walk, begun);
       this.judge(walk);
@@ -164,13 +196,20 @@ class Reconciler {
     this.giveUpDue(walk.consistent);
   }
 
-  /** A consistent listing begun after a call settled closes that call's window. */
+  /** A consistent listing begun after a call settled closes that call's window (a late watch's never closes). */
   private closeWindows(walk: Walk, begun: number): void {
+    const t = this.timing;
     for (const entry of this.entries) {
       const { claimant } = entry;
-      if (!claimant.window.closed && begun >= claimant.settledAt)
+      // The cloud may have shown itself slower since the call went out: an open window waits for that.
+      if (claimant.sentAt !== undefined && !claimant.window.closed) {
+        claimant.settledAt = Math.max(claimant.settledAt, claimant.sentAt + t.settledAfterSendMs);
+        claimant.giveUpAt = Math.max(claimant.giveUpAt, claimant.settledAt);
+      }
+      if (!claimant.window.closed && !claimant.lateWatch && begun >= claimant.settledAt)
         claimant.window = closedBy(claimant.window, walk.instances.values());
-      if (claimant.window.closed) entry.listingsSinceClosed++;
+      const watchEnded = entry.watchEndedAt !== undefined && begun >= entry.watchEndedAt;
+      if (claimant.window.closed || watchEnded) entry.listingsSinceClosed++;
     }
   }
 
@@ -187,11 +226,11 @@ class Reconciler {
     const eligible = [...walk.instances.values()].filter(
       (i) => !this.claiming.has(i.instance_uuid) && this.pastGrace(i, now) && !i.title,
     );
-    const matching = maximumMatching(byAge(eligible), byWindow(unclaimed), (c, e) => this.admits(e, c));
+    const given = this.giveOut(eligible, unclaimed);
     for (const entry of unclaimed) {
-      const given = matching.get(entry);
-      if (given) this.startClaim(entry, given);
-      else entry.reason = this.waitingReason(entry, walk);
+      const candidate = given.get(entry);
+      if (candidate) this.startClaim(entry, candidate);
+      else this.waiting(entry, walk, now);
     }
     for (const entry of unclaimed.filter((e) => e.claiming === undefined)) {
       if (this.noneMade(entry, walk, now))
@@ -200,8 +239,42 @@ class Reconciler {
   }
 
   /**
+   * The eligible instances given out: first to the creates under way (and the pending records), by a
+   * maximum matching of their windows, then what is left to the late watches, which only ever take an
+   * instance no create under way can be owed.
+   */
+  private giveOut(eligible: CloudInstance[], entries: Entry[]): Map<Entry, CloudInstance> {
+    const admits = (c: CloudInstance, e: Entry) => this.admits(e, c);
+    const creates = entries.filter((e) => !e.claimant.lateWatch);
+    const given = maximumMatching(byAge(eligible), byWindow(creates), admits);
+    const owed = new Set(creates.flatMap((e) => e.candidates.map((c) => c.instance_uuid)));
+    const left = eligible.filter((i) => !owed.has(i.instance_uuid));
+    const watches = entries.filter((e) => e.claimant.lateWatch);
+    for (const [entry, candidate] of maximumMatching(byAge(left), byWindow(watches), admits))
+      given.set(entry, candidate);
+    return given;
+  }
+
+  /** Why the entry's outcome is not decided yet, and what its claimant hears of it. */
+  private waiting(entry: Entry, walk: Walk, now: number): void {
+    entry.reason = this.waitingReason(entry, walk);
+    const { claimant } = entry;
+    if (entry.candidates.length > 0) {
+      const uuids = entry.candidates.map((c) => c.instance_uuid);
+      const graceEnds = Math.max(
+        now,
+        ...uuids.map((u) => (this.firstSeen.get(u) ?? now) + this.timing.graceMs),
+      );
+      claimant.progress?.(progress.awaitingGrace(uuids, graceEnds, claimMs(this.timing)));
+    } else if (!claimant.lateWatch && now < claimant.settledAt) {
+      claimant.progress?.(progress.awaitingSettle(claimant.settledAt));
+    }
+  }
+
+  /**
    * Notes when each unmarked instance of the spec was first seen unmarked; forgets one seen marked, or
-   * gone from a one-page listing (a listing of several pages may just have skipped it).
+   * gone from a one-page listing (a listing of several pages may just have skipped it). One seen titled
+   * is someone's from then on (taken), even if its title is cleared later.
    */
   private observe(walk: Walk, now: number): void {
     for (const uuid of this.firstSeen.keys()) {
@@ -209,12 +282,9 @@ class Reconciler {
       if (listed ? !unmarked(listed) : walk.atomic) this.firstSeen.delete(uuid);
     }
     for (const instance of walk.instances.values()) {
-      if (
-        unmarked(instance) &&
-        matchesSpec(instance, this.spec) &&
-        !this.firstSeen.has(instance.instance_uuid)
-      )
-        this.firstSeen.set(instance.instance_uuid, now);
+      if (!matchesSpec(instance, this.spec)) continue;
+      if (!unmarked(instance)) this.taken.mark(instance.instance_uuid);
+      else if (!this.firstSeen.has(instance.instance_uuid)) this.firstSeen.set(instance.instance_uuid, now);
     }
   }
 
@@ -289,13 +359,14 @@ class Reconciler {
     entry.claiming = uuid;
     this.claiming.add(uuid);
     const t = this.timing;
+    const now = Date.now();
+    entry.claimant.progress?.(progress.claiming(uuid, now + claimMs(t)));
     // Long enough for the claim's reads to ride out an outage past the give-up time: a claim under way
     // is finished rather than left with its token on the instance.
-    const deadline =
-      Math.max(entry.claimant.giveUpAt, Date.now()) +
-      t.claimWriteMs +
-      t.settledAfterSendMs +
-      t.rivalsLandedMs;
+    // A late watch under way has no give-up time yet: its claim gets the same time from now.
+    const giveUpAt = Number.isFinite(entry.claimant.giveUpAt) ? entry.claimant.giveUpAt : now;
+    const deadline = Math.max(giveUpAt, now) + t.claimWriteMs + t.settledAfterSendMs + t.rivalsLandedMs;
+    const seenAt = this.firstSeen.get(uuid);
     claim(this.ctx, uuid, entry.claimant.id, t, deadline)
       .then(
         (result) => {
@@ -303,7 +374,9 @@ class Reconciler {
           if (result.kind === "untitled") return;
           // Won, or someone else's (titled by its owner, claimed by another, or gone): never ours again.
           this.taken.mark(uuid);
-          if (result.kind === "won") this.finish(entry, { kind: "adopted", instance: result.instance });
+          if (result.kind !== "won") return;
+          if (entry.claimant.lateWatch) this.sawLateCommit(entry.claimant, uuid, seenAt);
+          this.finish(entry, { kind: "adopted", instance: result.instance });
         },
         (err: unknown) =>
           this.finish(
@@ -318,26 +391,79 @@ class Reconciler {
       .finally(() => this.claiming.delete(uuid));
   }
 
-  private note(reason: string): void {
-    for (const entry of this.entries) if (entry.claiming === undefined) entry.reason = reason;
+  /**
+   * A late watch won an instance: the cloud carried a create call out after the model's bound. From the
+   * call's send to the listing that first showed the instance is how slow it can be; the model follows.
+   */
+  private sawLateCommit(claimant: Claimant, uuid: string, seenAt: number | undefined): void {
+    if (claimant.sentAt === undefined || seenAt === undefined) return;
+    const before = this.timing.settledAfterSendMs;
+    const tookMs = seenAt - claimant.sentAt;
+    if (!this.pace.sawCommitWithin(tookMs)) return;
+    warn(
+      `The cloud carried out a create call of ${describeSpec(this.spec)} up to ${progress.seconds(tookMs)} after it was sent ` +
+        `(instance ${uuid}), later than the ${progress.seconds(before)} the recovery of lost answers allows for ` +
+        `(3 x gpucloud:requestTimeoutMs). For the rest of this run it allows ${progress.seconds(this.timing.settledAfterSendMs)}; ` +
+        `raise gpucloud:requestTimeoutMs to at least ${Math.ceil(tookMs / 2)} ms so that the next runs do too.`,
+    );
   }
 
   /**
-   * Gives up the entries whose time is up. While the listings work, not before the absence rule had its
-   * two listings of the closed window: with a cloud that answers, the outcome of a call that made nothing
-   * is never left unknown.
+   * Ends a late watch: it is decided on a listing begun from now (an instance that appeared by now is
+   * seen), and any instance it follows is followed to its end.
+   */
+  endWatch(claimant: Claimant): void {
+    const entry = [...this.entries].find((e) => e.claimant === claimant);
+    if (!entry) return;
+    entry.watchEndedAt = Date.now();
+    claimant.giveUpAt = entry.watchEndedAt;
+  }
+
+  /** Why no entry without a claim under way can be decided this round; `failing`: the listing itself fails. */
+  private note(reason: string, failing: boolean): void {
+    for (const entry of this.entries) {
+      if (entry.claiming !== undefined) continue;
+      entry.reason = reason;
+      if (failing && Number.isFinite(entry.claimant.giveUpAt))
+        entry.claimant.progress?.(progress.listingFails(reason, entry.claimant.giveUpAt));
+    }
+  }
+
+  /**
+   * Gives up the entries whose time is up, never one that still follows an instance that appeared. While
+   * the listings work, not before the absence rule had its two listings of the closed window (a late
+   * watch: one listing after it began): with a cloud that answers, the outcome of a call that made
+   * nothing is never left unknown.
    */
   private giveUpDue(listingsWork: boolean): void {
     const now = Date.now();
+    // A late watch rides out a listing that fails or shifts while it follows an instance: it ends on a listing.
     const due = (e: Entry) =>
-      e.claiming === undefined && now >= e.claimant.giveUpAt && (!listingsWork || e.listingsSinceClosed >= 2);
-    this.giveUp([...this.entries].filter(due), undefined);
+      e.claiming === undefined &&
+      now >=
+        Math.max(e.claimant.giveUpAt, this.followedUntil(e, listingsWork || e.claimant.lateWatch === true)) &&
+      (!listingsWork || e.listingsSinceClosed >= (e.claimant.lateWatch ? 1 : 2));
+    for (const entry of [...this.entries].filter(due)) {
+      // A late watch that listed and saw nothing of the spec it could take: nothing came late.
+      if (listingsWork && entry.claimant.lateWatch && entry.candidates.length === 0)
+        this.finish(entry, { kind: "not-made", nearMisses: [] });
+      else this.finish(entry, this.unknown(entry.claimant, entry.reason, entry.candidates));
+    }
   }
 
-  private giveUp(entries: Entry[], reason: string | undefined): void {
-    for (const entry of entries) {
-      this.finish(entry, this.unknown(entry.claimant, reason ?? entry.reason, entry.candidates));
-    }
+  /**
+   * Until when the entry still follows the instances it could be owed (epoch ms; 0 when none): each gets
+   * its grace and its claim from when this process first saw it, however late it appeared.
+   */
+  private followedUntil(entry: Entry, following: boolean): number {
+    if (!following) return 0;
+    const adoption = adoptionMs(this.timing);
+    const seen = entry.candidates.map((c) => this.firstSeen.get(c.instance_uuid) ?? Date.now());
+    return Math.max(0, ...seen.map((at) => at + adoption));
+  }
+
+  private giveUp(entries: Entry[], reason: string): void {
+    for (const entry of entries) this.finish(entry, this.unknown(entry.claimant, reason, entry.candidates));
   }
 
   private unknown(claimant: Claimant, reason: string, candidates: CloudInstance[]): Outcome {
@@ -357,13 +483,16 @@ class Reconciler {
 export class Reconcilers {
   private readonly bySpec = new Map<string, { api: unknown; reconciler: Reconciler }>();
 
-  constructor(private readonly taken: TakenInstances) {}
+  constructor(
+    private readonly taken: TakenInstances,
+    private readonly pace: CloudPace,
+  ) {}
 
   for(ctx: ProviderContext, spec: CreateSpec, reads: InstanceReads): Reconciler {
     const key = specKey(spec);
     const known = this.bySpec.get(key);
     if (known?.api === ctx.api) return known.reconciler;
-    const reconciler = new Reconciler(ctx, spec, recoveryTiming(ctx.settings), reads, this.taken);
+    const reconciler = new Reconciler(ctx, spec, reads, this.taken, this.pace);
     this.bySpec.set(key, { api: ctx.api, reconciler });
     return reconciler;
   }
