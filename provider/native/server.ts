@@ -27,7 +27,7 @@ import { checkConfig, configureProvider, diffConfig } from "./config-rpcs";
 import { EngineLog } from "./engine-log";
 import { EngineSession } from "./engine-session";
 import { RpcError } from "./errors";
-import { rpcFailure } from "./failure-codes";
+import { rpcFailure } from "./rpc-failure";
 import { invoke } from "./invoke";
 import { redact, secretTexts } from "./redact";
 import { ResourceRpcs } from "./resource-rpcs";

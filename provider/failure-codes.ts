@@ -1,6 +1,7 @@
 /**
- * The gRPC status each failure of the plugin answers with: the one table, read top to bottom, the first
- * class that matches deciding. The engine reads UNKNOWN, INTERNAL and DATA_LOSS as "the resource's status
+ * The gRPC status each failure answers the engine with, through the native plugin (native/rpc-failure.ts)
+ * and the dynamic providers' read and delete (framework/dynamic-provider.ts): the one table, read top to
+ * bottom, the first class that matches deciding. The engine reads UNKNOWN, INTERNAL and DATA_LOSS as "the resource's status
  * is unknown" and marks the update as possibly corrupt; every other code as a failure it understands, the
  * state as it was (docs/design/pulumi-machinery.md#failure-codes). So UNKNOWN answers only a failure whose
  * outcome really is unknown, and INTERNAL one the provider did not foresee; a definite failure (refused,
@@ -26,20 +27,12 @@ import {
   TimeoutError,
   UnendingListError,
   UnreadableAnswerError,
-} from "../../sdk";
-import { AmbiguousMatchError, NoMatchError } from "../datasources/errors";
-import { messageOf, OperationCancelledError, UnsettledOutcomeError } from "../framework/errors";
-import { PowerChangeNotTakenError } from "../resources/instance/power";
-import { ConfigurationError } from "../settings";
-import {
-  initFailed,
-  InitFailedError,
-  inputsRefused,
-  InputsRefusedError,
-  RpcError,
-  type RpcFailure,
-} from "./errors";
-import { redact } from "./redact";
+} from "../sdk";
+import { AmbiguousMatchError, NoMatchError } from "./datasources/errors";
+import { OperationCancelledError, UnsettledOutcomeError } from "./framework/errors";
+import { InitFailedError, InputsRefusedError, RpcError } from "./native/errors";
+import { PowerChangeNotTakenError } from "./resources/instance/power";
+import { ConfigurationError } from "./settings";
 
 export interface FailureCode {
   // Any error class, whatever its constructor takes.
@@ -119,7 +112,7 @@ export const FAILURE_CODES: readonly FailureCode[] = [
   {
     failure: BusinessError,
     code: status.FAILED_PRECONDITION,
-    meaning: "the cloud refused the call (pod not found, balance too low, no free cards); nothing was made",
+    meaning: "the cloud refused the call (the balance too low, a rule of the API); nothing was made",
   },
   {
     failure: EngineRejectionError,
@@ -199,12 +192,4 @@ export function failureCode(err: unknown): status {
   if (listed !== undefined) return listed;
   if (!isVerdict(err)) return UNFORESEEN;
   return tableCode(err.cause) ?? (isVerdict(err.cause) ? failureCode(err.cause) : VERDICT);
-}
-
-/** Any failure as the status the engine receives; `hidden` are the texts of the call's secret inputs (see `secretTexts`). */
-export function rpcFailure(err: unknown, hidden: readonly string[] = []): RpcFailure {
-  const code = failureCode(err);
-  if (err instanceof InitFailedError) return initFailed(err, code, hidden);
-  if (err instanceof InputsRefusedError) return inputsRefused(err, code, hidden);
-  return { code, details: redact(messageOf(err), hidden) };
 }
