@@ -19,7 +19,7 @@ export {
   type Step,
 } from "./stack";
 export type { ResourceRecord, StackState } from "./state";
-export { ResourceInitFailedError } from "./provider-process";
+export { ProviderCallError, ResourceInitFailedError } from "./provider-process";
 export type { EngineMessage, Severity } from "./engine-log";
 export {
   dynamicFrontDoor,

@@ -100,6 +100,32 @@ export class ResourceInitFailedError extends Error {
   }
 }
 
+/**
+ * A provider call that failed: the gRPC status code the provider answered, and what the engine makes of
+ * it. UNKNOWN, INTERNAL or DATA_LOSS answering a Read, an Update or a Delete leaves the resource's status
+ * unknown, and the engine then reports the whole update as possibly corrupt (`maybeCorrupt`); every other
+ * code is a failure it understands, the resource as the state had it (Pulumi's provider_plugin.go,
+ * resourceStateAndError). Since Pulumi 3.11x the engine keeps no status for a failed Create.
+ */
+export class ProviderCallError extends Error {
+  override readonly name = "ProviderCallError";
+  constructor(
+    message: string,
+    /** The gRPC status code (`grpc.status`). */
+    readonly code: number,
+    readonly statusUnknown: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The calls whose failure's status the engine carries to the update's result. */
+const STATUS_CARRYING = new Set<Rpc>(["read", "update", "delete"]);
+
+type Rpc =
+  "configure" | "checkConfig" | "check" | "diff" | "create" | "read" | "update" | "delete" | "construct";
+
 interface Protocol {
   grpc: typeof GrpcModule;
   Struct: typeof StructProto.Struct;
@@ -182,18 +208,18 @@ export class ProviderProcess {
     await this.plugin.stop();
   }
 
-  private call<Res>(invoke: (callback: Callback<Res>) => unknown): Promise<Res> {
+  private call<Res>(rpc: Rpc, invoke: (callback: Callback<Res>) => unknown): Promise<Res> {
     return new Promise((resolve, reject) => {
-      invoke((err, res) => (err ? reject(this.failure(err)) : resolve(res)));
+      invoke((err, res) => (err ? reject(this.failure(rpc, err)) : resolve(res)));
     });
   }
 
   /** The provider's own message; the structured ErrorResourceInitFailed when the call carries one. */
-  private failure(err: GrpcModule.ServiceError): Error {
+  private failure(rpc: Rpc, err: GrpcModule.ServiceError): Error {
     if (this.plugin.exited) return this.plugin.exitedDuringCall();
     // The gRPC error stays the cause: its metadata is what the provider answered.
     const message = err.details || err.message;
-    return initFailure(err, message) ?? inputFailure(err, message) ?? new Error(message, { cause: err });
+    return initFailure(err, message) ?? inputFailure(err, message) ?? callFailure(rpc, err, message);
   }
 
   /** Configure with the provider's configuration; wrapped secrets in `args` stay wrapped when `acceptSecrets`. */
@@ -203,7 +229,9 @@ export class ProviderProcess {
     req.setArgs(struct(args));
     for (const [key, value] of Object.entries(variables)) req.getVariablesMap().set(key, value);
     req.setAcceptsecrets(true);
-    const res = await this.call<ProviderProto.ConfigureResponse>((cb) => this.client.configure(req, cb));
+    const res = await this.call<ProviderProto.ConfigureResponse>("configure", (cb) =>
+      this.client.configure(req, cb),
+    );
     return { acceptSecrets: res.getAcceptsecrets() };
   }
 
@@ -214,7 +242,7 @@ export class ProviderProcess {
     const res = await new Promise<ProviderProto.CheckResponse | undefined>((resolve, reject) =>
       this.client.checkConfig(req, (err, answer) => {
         if (err?.code === grpc.status.UNIMPLEMENTED) resolve(undefined);
-        else if (err) reject(this.failure(err));
+        else if (err) reject(this.failure("checkConfig", err));
         else resolve(answer);
       }),
     );
@@ -224,7 +252,7 @@ export class ProviderProcess {
   async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
     const { provproto } = loadProtocol();
     const req = change(new provproto.CheckRequest(), urn, olds, news);
-    const res = await this.call<ProviderProto.CheckResponse>((cb) => this.client.check(req, cb));
+    const res = await this.call<ProviderProto.CheckResponse>("check", (cb) => this.client.check(req, cb));
     return checkResult(res);
   }
 
@@ -232,7 +260,7 @@ export class ProviderProcess {
     const { provproto } = loadProtocol();
     const req = change(new provproto.DiffRequest(), urn, olds, news);
     req.setId(id);
-    const res = await this.call<ProviderProto.DiffResponse>((cb) => this.client.diff(req, cb));
+    const res = await this.call<ProviderProto.DiffResponse>("diff", (cb) => this.client.diff(req, cb));
     const kinds = provproto.DiffResponse.DiffChanges;
     const changes = res.getChanges();
     return {
@@ -247,7 +275,7 @@ export class ProviderProcess {
     const req = new provproto.CreateRequest();
     req.setUrn(urn);
     req.setProperties(struct(inputs));
-    const res = await this.call<ProviderProto.CreateResponse>((cb) => this.client.create(req, cb));
+    const res = await this.call<ProviderProto.CreateResponse>("create", (cb) => this.client.create(req, cb));
     return { id: res.getId(), outputs: plain(res.getProperties()) };
   }
 
@@ -258,7 +286,7 @@ export class ProviderProcess {
     req.setId(id);
     req.setProperties(struct(outputs));
     req.setInputs(struct(inputs));
-    const res = await this.call<ProviderProto.ReadResponse>((cb) => this.client.read(req, cb));
+    const res = await this.call<ProviderProto.ReadResponse>("read", (cb) => this.client.read(req, cb));
     return {
       id: res.getId(),
       outputs: plain(res.getProperties()),
@@ -270,7 +298,7 @@ export class ProviderProcess {
     const { provproto } = loadProtocol();
     const req = change(new provproto.UpdateRequest(), urn, olds, news);
     req.setId(id);
-    const res = await this.call<ProviderProto.UpdateResponse>((cb) => this.client.update(req, cb));
+    const res = await this.call<ProviderProto.UpdateResponse>("update", (cb) => this.client.update(req, cb));
     return plain(res.getProperties());
   }
 
@@ -291,7 +319,9 @@ export class ProviderProcess {
     req.setParent(call.parent ?? "");
     req.setInputs(struct(call.inputs));
     req.setDependenciesList(call.dependencies);
-    const res = await this.call<ProviderProto.ConstructResponse>((cb) => this.client.construct(req, cb));
+    const res = await this.call<ProviderProto.ConstructResponse>("construct", (cb) =>
+      this.client.construct(req, cb),
+    );
     return { urn: res.getUrn(), state: plain(res.getState()) };
   }
 
@@ -301,7 +331,7 @@ export class ProviderProcess {
     req.setUrn(urn);
     req.setId(id);
     req.setProperties(struct(outputs));
-    await this.call((cb) => this.client.delete(req, cb));
+    await this.call("delete", (cb) => this.client.delete(req, cb));
   }
 }
 
@@ -376,4 +406,11 @@ function initFailure(err: GrpcModule.ServiceError, message: string): ResourceIni
     }
   }
   return undefined;
+}
+
+function callFailure(rpc: Rpc, err: GrpcModule.ServiceError, message: string): ProviderCallError {
+  const { status } = loadProtocol().grpc;
+  const unknownCodes: number[] = [status.UNKNOWN, status.INTERNAL, status.DATA_LOSS];
+  const statusUnknown = STATUS_CARRYING.has(rpc) && unknownCodes.includes(err.code);
+  return new ProviderCallError(message, err.code, statusUnknown, { cause: err });
 }

@@ -22,6 +22,7 @@ import {
 import {
   failureList,
   InputPropertiesFailedError,
+  ProviderCallError,
   ResourceInitFailedError,
   type CheckFailure,
   type DiffResult,
@@ -122,6 +123,12 @@ export class CheckFailedError extends Error {
  */
 export class OperationError extends Error {
   override readonly name = "OperationError";
+  /**
+   * A failure left its resource's status unknown (see ProviderCallError): the Pulumi CLI then reports the
+   * update as possibly corrupt (`maybeCorrupt` in its summary and JSON output).
+   */
+  readonly maybeCorrupt: boolean;
+
   constructor(
     readonly operation: Operation,
     readonly failures: Error[],
@@ -130,6 +137,7 @@ export class OperationError extends Error {
   ) {
     // Resources that fail alike (every instance of a fleet) give one message each.
     super(`${operation} failed: ${[...new Set(failures.map((f) => f.message))].join("; ")}`);
+    this.maybeCorrupt = failures.some(leavesStatusUnknown);
   }
 }
 
@@ -780,6 +788,7 @@ export class Stack {
       if (!(err instanceof ResourceInitFailedError)) {
         throw new Error(
           `read of ${record.name} (${typeName(record.type)}) failed: ${(err as Error).message}`,
+          { cause: err },
         );
       }
       read = { id: err.id || record.id, outputs: err.outputs };
@@ -952,6 +961,14 @@ function result(
  */
 export function typeName(type: string): string {
   return type.replace(/^pulumi-nodejs:dynamic\//, "").replace(/^([^:]+):index:/, "$1:");
+}
+
+/** Whether `err`, or a failure it was made of, is a provider's answer that leaves a resource's status unknown. */
+function leavesStatusUnknown(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof ProviderCallError && e.statusUnknown) return true;
+  }
+  return false;
 }
 
 function stepError(step: Step, cause: Error): StepError {

@@ -15,7 +15,8 @@ import {
   type ResourceState,
 } from "./define-resource";
 import { diffInputs, type ResourceDiff } from "./diff";
-import { reportingInitFailure } from "./errors";
+import { failureCode } from "../failure-codes";
+import { messageOf, reportingInitFailure } from "./errors";
 import { plainJson } from "./plain-json";
 
 /**
@@ -93,7 +94,9 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
       return { id: created.id, outs: outputs(created) };
     },
     async read(id, props) {
-      const state = await runOperation((ctx) => definition.read(ctx, id, inputs(props), props));
+      const state = await withFailureCode(() =>
+        runOperation((ctx) => definition.read(ctx, id, inputs(props), props)),
+      );
       if (state === undefined) return { id: "", props: {} };
       return { id: state.id ?? id, props: outputs(state), inputs: plainJson(state.inputs) };
     },
@@ -107,9 +110,24 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
       return { outs: outputs(state) };
     },
     async delete(id, props) {
-      await runOperation((ctx) => definition.delete(ctx, id, inputs(props), props));
+      await withFailureCode(() => runOperation((ctx) => definition.delete(ctx, id, inputs(props), props)));
     },
   };
+}
+
+/**
+ * Runs a read or delete. Pulumi's dynamic-provider server hands what these throw to gRPC as it is, and
+ * gRPC takes a numeric `code` for the status the engine reads (an SDK error's is the API's own: 503, -1,
+ * 1), so the failure goes on with the code of the one table instead, its message and cause unchanged
+ * (docs/failure-behaviour.md#what-the-engine-is-told). Create and update failures the server always
+ * answers UNKNOWN.
+ */
+async function withFailureCode<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    throw Object.assign(new Error(messageOf(err), { cause: err }), { code: failureCode(err) });
+  }
 }
 
 /**

@@ -46,6 +46,16 @@ export async function reportingInitFailure<T>(
   }
 }
 
+/**
+ * An operation whose effect the provider could not settle: a call that may have acted got no answer it
+ * could read, and the cloud has not shown what it did. Something may exist or have changed that the
+ * state does not show; the message says what to check. (A create that may have made an instance is
+ * never this: it is recorded as a pending create, a ResourceInitError.)
+ */
+export class UnsettledOutcomeError extends Error {
+  override readonly name: string = "UnsettledOutcomeError";
+}
+
 /** An error's message, or the thrown value as text. */
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

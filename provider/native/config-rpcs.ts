@@ -23,6 +23,15 @@ import { checkFailure, detailedDiff } from "./answers";
 import { rememberSecret } from "./redact";
 import { unwrap, wrap, type Props } from "./wire";
 
+/** What the plugin takes from the engine: told by Handshake and again by Configure, which must agree. */
+export const CAPABILITIES = {
+  acceptSecrets: true,
+  acceptResources: false,
+  acceptOutputs: false,
+  // Check names an Instance left untitled by the stack's autonaming configuration when the engine sends one.
+  supportsAutonamingConfiguration: true,
+} as const;
+
 /** Inputs the engine itself adds to every provider's configuration (the plugin version, where it came from). */
 const ENGINE_KEYS = new Set(["version", "pluginDownloadURL", "pluginChecksums"]);
 
@@ -128,11 +137,10 @@ export function configureProvider(req: provproto.ConfigureRequest): provproto.Co
   }
   rememberSecret(apiKey);
   const res = new provproto.ConfigureResponse();
-  res.setAcceptsecrets(true);
+  res.setAcceptsecrets(CAPABILITIES.acceptSecrets);
   res.setSupportspreview(true);
-  // Check names an Instance left untitled by the stack's autonaming configuration when the engine sends one.
-  res.setSupportsAutonamingConfiguration(true);
-  res.setAcceptresources(false);
-  res.setAcceptoutputs(false);
+  res.setSupportsAutonamingConfiguration(CAPABILITIES.supportsAutonamingConfiguration);
+  res.setAcceptresources(CAPABILITIES.acceptResources);
+  res.setAcceptoutputs(CAPABILITIES.acceptOutputs);
   return res;
 }

@@ -1,7 +1,8 @@
 /**
- * Warnings and progress of the plugin's operations, shown by the engine beside the resource they concern: sent to the
- * engine's Log service when the plugin was given the engine's address and it answers, written to stderr
- * otherwise (the engine shows a plugin's stderr too, without the resource).
+ * Warnings and progress of the plugin's operations, shown by the engine beside the resource they concern: sent
+ * to the engine's Log service when the plugin knows the engine's address (from its arguments, Handshake or
+ * Attach) and it answers, written to stderr otherwise (the engine shows a plugin's stderr too, without the
+ * resource).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as grpc from "@grpc/grpc-js";
@@ -13,14 +14,22 @@ import { redact } from "./redact";
 const LOG_DEADLINE_MS = 5000;
 
 export class EngineLog {
-  private readonly client?: engrpc.EngineClient;
+  private client?: engrpc.EngineClient;
+  private address?: string;
   /** The call running: its resource's URN, for the warnings it raises, and the texts of its secret inputs. */
   private readonly current = new AsyncLocalStorage<{ urn: string; hidden: readonly string[] }>();
   private sending: Promise<void> = Promise.resolve();
 
   constructor(engineAddress?: string) {
-    if (engineAddress)
-      this.client = new engrpc.EngineClient(engineAddress, grpc.credentials.createInsecure());
+    if (engineAddress) this.attach(engineAddress);
+  }
+
+  /** Lines go to the engine at `engineAddress` from now on (an attached plugin meets a new engine each run). */
+  attach(engineAddress: string): void {
+    if (engineAddress === this.address) return;
+    this.client?.close();
+    this.client = new engrpc.EngineClient(engineAddress, grpc.credentials.createInsecure());
+    this.address = engineAddress;
   }
 
   /** Runs `work` as the call for `urn`: warnings it raises name that resource and never show `hidden`. */

@@ -1,8 +1,9 @@
 /**
- * Failures as the engine reads them: a gRPC status whose message is shown to the user, and for a resource
- * that exists but could not finish, ErrorResourceInitFailed packed into a google.rpc.Status in the
+ * The plugin's own failures, and the details the engine reads off a status: for a resource that exists
+ * but could not finish, ErrorResourceInitFailed packed into a google.rpc.Status in the
  * `grpc-status-details-bin` trailer (as @pulumi/pulumi's own provider server packs it), so the engine
- * keeps the resource's id and outputs in state. Every text passes through `redact`.
+ * keeps the resource's id and outputs in state. Every text passes through `redact`. Which code each
+ * failure answers with is failure-codes.ts's.
  */
 import * as grpc from "@grpc/grpc-js";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
@@ -11,7 +12,6 @@ import * as errorsproto from "@pulumi/pulumi/proto/errors_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { redact } from "./redact";
-import { messageOf } from "../framework/errors";
 
 export type RpcFailure = Partial<grpc.StatusObject> & { code: grpc.status; details: string };
 
@@ -48,18 +48,22 @@ export class InitFailedError extends Error {
   }
 }
 
-function initFailed(err: InitFailedError, hidden: readonly string[]): RpcFailure {
+export function initFailed(err: InitFailedError, code: grpc.status, hidden: readonly string[]): RpcFailure {
   const message = redact(err.message, hidden);
   const detail = new provproto.ErrorResourceInitFailed();
   detail.setId(err.id);
   detail.setProperties(err.properties);
   detail.setInputs(err.inputs);
   detail.setReasonsList(err.reasons.map((reason) => redact(reason, hidden)));
-  return withDetail(grpc.status.UNKNOWN, message, detail, "pulumirpc.ErrorResourceInitFailed");
+  return withDetail(code, message, detail, "pulumirpc.ErrorResourceInitFailed");
 }
 
 /** A component's inputs refused (its Construct): each input and its rule, as the engine prints them. */
-function inputsRefused(err: InputsRefusedError, hidden: readonly string[]): RpcFailure {
+export function inputsRefused(
+  err: InputsRefusedError,
+  code: grpc.status,
+  hidden: readonly string[],
+): RpcFailure {
   const detail = new errorsproto.InputPropertiesError();
   for (const { propertyPath, reason } of err.errors) {
     const refused = new errorsproto.InputPropertiesError.PropertyError();
@@ -68,7 +72,7 @@ function inputsRefused(err: InputsRefusedError, hidden: readonly string[]): RpcF
     detail.addErrors(refused);
   }
   const message = redact(err.message, hidden);
-  return withDetail(grpc.status.INVALID_ARGUMENT, message, detail, "pulumirpc.InputPropertiesError");
+  return withDetail(code, message, detail, "pulumirpc.InputPropertiesError");
 }
 
 /** The status with `detail` packed into a google.rpc.Status in the `grpc-status-details-bin` trailer. */
@@ -87,12 +91,4 @@ function withDetail(
   const metadata = new grpc.Metadata();
   metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
   return { code, details: message, metadata };
-}
-
-/** Any failure as the status the engine receives; `hidden` are the texts of the call's secret inputs (see `secretTexts`). */
-export function rpcFailure(err: unknown, hidden: readonly string[] = []): RpcFailure {
-  if (err instanceof InitFailedError) return initFailed(err, hidden);
-  if (err instanceof InputsRefusedError) return inputsRefused(err, hidden);
-  const message = redact(messageOf(err), hidden);
-  return { code: err instanceof RpcError ? err.code : grpc.status.UNKNOWN, details: message };
 }

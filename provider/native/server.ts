@@ -6,9 +6,9 @@
  * `provider.main` of @pulumi/pulumi (3.248's never passes configuration to the provider, has no
  * CheckConfig or DiffConfig, and drops stables and detailed diffs).
  *
- * Methods left out (Handshake, Parameterize, Call, List) answer UNIMPLEMENTED, grpc-js's default for a
- * method without a handler, which the engine reads as "not supported" and works without. Construct makes
- * the package's components (./construct.ts).
+ * Methods left out (Parameterize, Call, List) answer UNIMPLEMENTED, grpc-js's default for a method
+ * without a handler, which the engine reads as "not supported" and works without. Construct makes the
+ * package's components (./construct.ts); Handshake and Attach introduce the engine (./engine-session.ts).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -20,20 +20,21 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { PackageSchema } from "../codegen/package-schema";
 import { routeProgress, routeWarnings } from "../framework/context";
-import { OperationCancelledError } from "../framework/errors";
 import type { AnyResourceDefinition } from "../framework/define-resource";
 import { packageRoot, packageVersion } from "../package-root";
 import { RESOURCES } from "../resources";
 import { checkConfig, configureProvider, diffConfig } from "./config-rpcs";
 import { EngineLog } from "./engine-log";
-import { rpcFailure, RpcError } from "./errors";
+import { EngineSession } from "./engine-session";
+import { RpcError } from "./errors";
+import { rpcFailure } from "./rpc-failure";
 import { invoke } from "./invoke";
 import { redact, secretTexts } from "./redact";
 import { ResourceRpcs } from "./resource-rpcs";
 import { secretValues } from "./wire";
 
 export interface NativeProviderOptions {
-  /** The engine's address, for its log; the plugin works without it. */
+  /** The engine's address, for its log; the plugin works without it (Handshake and Attach bring it too). */
   engineAddress?: string;
   /**
    * Default: the package's resources.
@@ -96,11 +97,7 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
   const log = new EngineLog(options.engineAddress);
   routeWarnings((message) => log.warn(message));
   routeProgress(() => log.progressOfCall());
-
-  // Cancel (Ctrl-C in `pulumi up`) aborts this once: every operation under way holds its signal, and
-  // stops its waits and retries there; after it the engine sends nothing new, so later calls fail at once.
-  const cancelled = new AbortController();
-  const { signal } = cancelled;
+  const session = new EngineSession(log, options.engineAddress);
 
   const unary =
     <Req, Res>(handle: Handler<Req, Res>, afterCancel = false): grpc.handleUnaryCall<Req, Res> =>
@@ -108,7 +105,7 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
       const hidden = secretsOf(call.request);
       log
         .within(withUrn(call.request), hidden, async () => {
-          if (!afterCancel && signal.aborted) throw refusedAfterCancel();
+          if (!afterCancel && session.signal.aborted) throw refusedAfterCancel();
           return handle(call.request);
         })
         .then(
@@ -118,6 +115,8 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
     };
 
   const service: Partial<provrpc.IResourceProviderServer> = {
+    handshake: unary((req: provproto.ProviderHandshakeRequest) => session.handshake(req), true),
+    attach: unary((req: plugproto.PluginAttach) => session.attach(req), true),
     getPluginInfo: unary(() => new plugproto.PluginInfo().setVersion(version), true),
     getSchema: unary((req: provproto.GetSchemaRequest) => {
       if (req.getSubpackageName()) {
@@ -133,24 +132,24 @@ export async function serveNativeProvider(options: NativeProviderOptions = {}): 
     configure: unary(configureProvider),
     check: unary((req: provproto.CheckRequest) => resources.check(req)),
     diff: unary((req: provproto.DiffRequest) => resources.diff(req)),
-    create: unary((req: provproto.CreateRequest) => resources.create(req, signal)),
-    read: unary((req: provproto.ReadRequest) => resources.read(req, signal)),
-    update: unary((req: provproto.UpdateRequest) => resources.update(req, signal)),
+    create: unary((req: provproto.CreateRequest) => resources.create(req, session.signal)),
+    read: unary((req: provproto.ReadRequest) => resources.read(req, session.signal)),
+    update: unary((req: provproto.UpdateRequest) => resources.update(req, session.signal)),
     delete: unary(async (req: provproto.DeleteRequest) => {
-      await resources.delete(req, signal);
+      await resources.delete(req, session.signal);
       return new Empty();
     }),
     invoke: unary((req: provproto.InvokeRequest) => invoke(req, schema.functions)),
     // Loaded at the first Construct: it takes in @pulumi/pulumi's whole runtime, which every other call does
     // without (the plugin starts in a quarter of the time).
     construct: unary(async (req: provproto.ConstructRequest) =>
-      (await import("./construct")).construct(req, options.engineAddress),
+      (await import("./construct")).construct(req, session.engineAddress),
     ),
     // Aborts every operation under way: each stops at its next wait or pause (a request already sent
     // finishes within its own timeout) and fails saying what it left behind; a create that made an
     // instance fails with ErrorResourceInitFailed and its id, so the state keeps it (resource-rpcs.ts).
     cancel: unary(() => {
-      cancelled.abort(new OperationCancelledError());
+      session.cancel();
       return new Empty();
     }, true),
     // No conversion mappings: an empty answer, which the engine expects from a provider without any.

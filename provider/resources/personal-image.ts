@@ -16,7 +16,7 @@ import { token } from "../codegen/package-schema";
 import { exactlyOneOf, parsedOrExplained } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
-import { isCancelled, messageOf, ResourceInitError } from "../framework/errors";
+import { isCancelled, messageOf, ResourceInitError, UnsettledOutcomeError } from "../framework/errors";
 import { OneAtATime } from "../framework/one-at-a-time";
 import type { MemoryPart } from "../framework/process-memory";
 
@@ -97,6 +97,7 @@ async function save(ctx: ProviderContext, inputs: PersonalImageInputs): Promise<
     if (ctx.signal?.aborted) {
       throw new Error(
         `Could not save instance ${instanceUuid} as an image: the operation was cancelled before save_image was sent; nothing was saved.`,
+        { cause: ctx.signal.reason },
       );
     }
     // save_image is never given the signal: once sent it finishes, and its outcome is known.
@@ -150,7 +151,7 @@ async function newImage(
         )
       : [];
     if (found.length > 0) return found[0];
-    throw new Error(
+    throw new UnsettledOutcomeError(
       `Could not save instance ${instanceUuid} as an image: save_image was accepted, but no new image could be found ` +
         `in your personal image list (${messageOf(err)}). Check that list before running the update again: ` +
         "an image listed later is this save's; adopt it with adoptImageUuid, or delete it.",
@@ -258,7 +259,7 @@ async function assertSaveStarted(
     { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
   ).catch((err: unknown) => {
     if (!isCancelled(err, ctx.signal)) throw err;
-    throw new Error(
+    throw new UnsettledOutcomeError(
       `Could not save instance ${instanceUuid} as an image: the answer to save_image was lost (${lost.status === undefined ? "no answer came" : `HTTP ${lost.status}`}) ` +
         "and the operation was cancelled before the cloud showed whether a save started. Check your personal image list " +
         "before running the update again: an image listed later is this save's; adopt it with adoptImageUuid, or delete it.",

@@ -4,6 +4,7 @@
  * frozen, so every wait here would run its whole waitTimeoutSeconds (900 s by default) without Cancel:
  * the jest timeout bounds each test, and the test waits on the emulator's request log, never on time.
  */
+import { status } from "@grpc/grpc-js";
 import { startNativeCloud, type NativeCloud } from "./cloud";
 import { CallError, PluginProcess, type Props } from "./plugin";
 
@@ -73,6 +74,8 @@ describe("Cancel through the native plugin", () => {
 
     expect(err.message).toMatch(/^Could not create instance: the operation was cancelled/);
     expect(err.message).toContain("kept in the stack, not destroyed");
+    // The instance exists: ErrorResourceInitFailed, which the engine reads before the code.
+    expect(err.code).toBe(status.UNKNOWN);
     const init = err.initFailure!;
     expect(init).toBeDefined();
     expect(init.id).toMatch(/^ins-/);
@@ -112,6 +115,7 @@ describe("Cancel through the native plugin", () => {
     expect(err.message).toContain(
       `Could not delete instance ${made.id}: the destroy call was sent and accepted`,
     );
+    expect(err.code).toBe(status.CANCELLED);
     expect(err.message).toMatch(
       /the operation was cancelled while waiting for instance \S+ to be gone; last seen: /,
     );
@@ -127,14 +131,14 @@ describe("Cancel through the native plugin", () => {
     await plugin.client.cancel();
     await c.emu.admin("DELETE", "/requests");
     const created = await failure(plugin.client.create("Instance", { ...c.spec, waitTimeoutSeconds: 900 }));
-    expect(created.code).toBe(1); // CANCELLED
+    expect(created.code).toBe(status.CANCELLED);
     expect(created.message).toMatch(/^the operation was cancelled: .*nothing was sent to the cloud/);
     const read = await failure(
       plugin.client.read("Instance", "ins-whatever", { title: "x" }, { title: "x" }),
     );
     expect(read.message).toMatch(/^the operation was cancelled/);
     const checked = await failure(plugin.client.check("Instance", c.spec));
-    expect(checked.code).toBe(1);
+    expect(checked.code).toBe(status.CANCELLED);
     expect(await plugin.client.pluginVersion()).toMatch(/^\d+\.\d+\.\d+/);
     expect(await logged()).toEqual([]);
   });

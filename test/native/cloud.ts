@@ -35,13 +35,17 @@ export interface NativeCloud {
   stop(): Promise<void>;
 }
 
-/** `engineAddress`: what the plugin is started with (default: an address nothing listens on). */
-export async function startNativeCloud(options: { engineAddress?: string } = {}): Promise<NativeCloud> {
+/**
+ * `engineAddress`: what the plugin is started with (default: an address nothing listens on);
+ * `startedByHand`: started with no argument, as a person starts it for PULUMI_DEBUG_PROVIDERS.
+ */
+export async function startNativeCloud(
+  options: { engineAddress?: string; startedByHand?: boolean } = {},
+): Promise<NativeCloud> {
   // DEMO_KEY too: the seed lookups of the test helpers use it on public endpoints.
   const emu = await startTestEmulator({ apiKeys: [DEMO_KEY, API_KEY] });
-  const plugin = await PluginProcess.start({
-    command: [process.execPath, BIN, options.engineAddress ?? "127.0.0.1:1"],
-  });
+  const engineArgs = options.startedByHand ? [] : [options.engineAddress ?? "127.0.0.1:1"];
+  const plugin = await PluginProcess.start({ command: [process.execPath, BIN, ...engineArgs] });
   const config = { apiKey: secret(API_KEY), baseUrl: emu.url, pollIntervalMs: "10" };
   const api = new GpuCloudClient({ baseUrl: emu.url, apiKey: API_KEY });
   const podUuid = (await pod(emu, "ComfyUI")).uuid;

@@ -4,6 +4,7 @@
  * in the status details, the reasons beside them, so the engine keeps the resource in state. The plugin
  * runs in this process here, serving a resource that never finishes, defined with the package's framework.
  */
+import { status } from "@grpc/grpc-js";
 import { z } from "zod";
 import { defineResource, outputFields } from "../../provider/framework/define-resource";
 import { ResourceInitError } from "../../provider/framework/errors";
@@ -51,6 +52,8 @@ const box = defineResource({
 async function initFailure(call: Promise<unknown>): Promise<InitFailure> {
   const err = await call.catch((e: unknown) => e);
   expect(err).toBeInstanceOf(CallError);
+  // The code Pulumi's own provider SDKs send beside ErrorResourceInitFailed, which the engine reads first.
+  expect((err as CallError).code).toBe(status.UNKNOWN);
   return (err as CallError).initFailure!;
 }
 

@@ -69,12 +69,24 @@ describe("the native plugin over gRPC against the emulator", () => {
         acceptsecrets: true,
         supportspreview: true,
         acceptresources: false,
+        acceptoutputs: false,
+        supportsAutonamingConfiguration: true,
       });
     });
 
-    it("answers an empty conversion mapping and leaves Handshake to the engine's fallback", async () => {
+    it("answers an empty conversion mapping", async () => {
       expect(await c.plugin.client.mapping("terraform")).toEqual({ provider: "", data: "" });
-      await expect(c.plugin.client.handshake()).rejects.toMatchObject({ code: 12 });
+    });
+
+    it("answers the Handshake of an engine that booted it as Configure answered", async () => {
+      // The engine passes the plugin's folder as both directories, and its address once more.
+      const shook = await c.plugin.client.handshake("127.0.0.1:1", path.join(REPO_ROOT, "plugin"));
+      expect(shook).toEqual({
+        acceptSecrets: true,
+        acceptResources: false,
+        acceptOutputs: false,
+        supportsAutonamingConfiguration: true,
+      });
     });
   });
 

@@ -10,7 +10,7 @@ import * as readline from "node:readline";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { PluginAttach, type PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { REPO_ROOT } from "../harness";
@@ -376,9 +376,36 @@ export class PluginClient {
     );
   }
 
-  handshake(): Promise<void> {
-    return this.call<provproto.ProviderHandshakeResponse, void>(
-      (cb) => this.client.handshake(new provproto.ProviderHandshakeRequest(), cb),
+  /**
+   * Handshake as the engine sends it: with the plugin's folder as both directories when it booted the
+   * plugin, without them when it attached to one already running (PULUMI_DEBUG_PROVIDERS).
+   */
+  handshake(
+    engineAddress: string,
+    directory?: string,
+  ): Promise<provproto.ProviderHandshakeResponse.AsObject> {
+    const req = new provproto.ProviderHandshakeRequest();
+    req.setEngineAddress(engineAddress);
+    if (directory !== undefined) {
+      req.setRootDirectory(directory);
+      req.setProgramDirectory(directory);
+    }
+    req.setConfigureWithUrn(true);
+    req.setSupportsViews(true);
+    req.setSupportsRefreshBeforeUpdate(true);
+    req.setInvokeWithPreview(true);
+    return this.call<provproto.ProviderHandshakeResponse, provproto.ProviderHandshakeResponse.AsObject>(
+      (cb) => this.client.handshake(req, cb),
+      (res) => res.toObject(),
+    );
+  }
+
+  /** Attach: the engine's address, sent to a plugin it did not start. */
+  attach(engineAddress: string): Promise<void> {
+    const req = new PluginAttach();
+    req.setAddress(engineAddress);
+    return this.call<Empty, void>(
+      (cb) => this.client.attach(req, cb),
       () => undefined,
     );
   }

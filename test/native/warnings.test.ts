@@ -4,49 +4,10 @@
  * also shows. The engine here is a stand-in that serves only Pulumi's Engine.Log (the Pulumi CLI cannot
  * run on these machines).
  */
-import * as grpc from "@grpc/grpc-js";
-import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engproto from "@pulumi/pulumi/proto/engine_pb";
 import { startNativeCloud, type NativeCloud } from "./cloud";
+import { fakeEngine } from "./fake-engine";
 import { urn, type Props } from "./plugin";
-
-interface LogLine {
-  severity: number;
-  message: string;
-  urn: string;
-}
-
-/** An Engine service that only takes log lines, resolving `next` with each one. */
-async function fakeEngine(): Promise<{ address: string; next(): Promise<LogLine>; close(): void }> {
-  const waiting: ((line: LogLine) => void)[] = [];
-  const lines: LogLine[] = [];
-  const server = new grpc.Server();
-  server.addService(engrpc.EngineService, {
-    log: (call: grpc.ServerUnaryCall<engproto.LogRequest, Empty>, callback: grpc.sendUnaryData<Empty>) => {
-      const line = {
-        severity: call.request.getSeverity(),
-        message: call.request.getMessage(),
-        urn: call.request.getUrn(),
-      };
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else lines.push(line);
-      callback(null, new Empty());
-    },
-  });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
-  return {
-    address: `127.0.0.1:${port}`,
-    next: () =>
-      new Promise((resolve) => (lines.length > 0 ? resolve(lines.shift()!) : waiting.push(resolve))),
-    close: () => server.forceShutdown(),
-  };
-}
 
 /** An instance and its idle policy, then the instance deleted: what is left is a policy whose instance is gone. */
 async function policyOfGoneInstance(c: NativeCloud): Promise<{ id: string; outputs: Props }> {

@@ -7,9 +7,9 @@
 import { RateLimitError, retryUntil, type Instance as CloudInstance } from "../../../sdk";
 import { formatWait } from "../../../sdk/answers";
 import type { ProviderContext } from "../../framework/context";
-import { messageOf, ResourceInitError } from "../../framework/errors";
+import { messageOf, OperationCancelledError, ResourceInitError } from "../../framework/errors";
 import type { InstanceInputs } from "./inputs";
-import { NEXT_STEP, type PowerChangeUnsettledError } from "./power";
+import { NEXT_STEP, type UnfinishedPowerChange } from "./power";
 
 /**
  * A 429 whose Retry-After outlasts what the create may wait, in the provider's words: the SDK's text
@@ -22,6 +22,7 @@ export function refusedForLong(err: unknown): Error | undefined {
     `Could not create instance: the cloud refused the create call with a rate limit (HTTP 429) and asked to wait ${formatWait(err.retryAfterMs)}, ` +
       "longer than this create may wait, so it was not sent again and no instance was made. " +
       "Run the update again after that time; fewer creates at once (`pulumi up --parallel N`) ask less of the limit.",
+    { cause: err },
   );
 }
 
@@ -73,7 +74,7 @@ export async function destroyAfterFailure(
 export function keptAfterUnsettledPower(
   inputs: InstanceInputs,
   instance: CloudInstance,
-  unsettled: PowerChangeUnsettledError,
+  unsettled: UnfinishedPowerChange,
 ): ResourceInitError {
   const uuid = instance.instance_uuid;
   const goal = unsettled.change === "start" ? "started" : "stopped";
@@ -106,6 +107,7 @@ export function keptUnmarked(
 export function cancelledError(when: string): Error {
   return new Error(
     `Could not create instance: the operation was cancelled ${when}. Run \`pulumi up\` again to create it.`,
+    { cause: new OperationCancelledError(when) },
   );
 }
 

@@ -40,7 +40,7 @@ import { openWindow } from "./lost-create/window";
 import { cleanUpLateArrivals, discardLateArrivals, keepOneLateArrival } from "./late-arrivals";
 import { markAnswered } from "./owner-mark";
 import { instanceMemory, instanceReads, instanceTiming } from "./memory";
-import { PowerChangeUnsettledError } from "./power";
+import { isUnfinishedPowerChange } from "./power";
 import { assertTimerAhead } from "./timer";
 
 /** Creates (or adopts) the instance `inputs` describe and brings it to their state; the cloud's record. */
@@ -72,6 +72,7 @@ async function adopt(
     if (err instanceof NotFoundError) {
       throw new Error(
         `Could not adopt instance ${instanceUuid}: it does not exist or belongs to another user. Check adoptInstanceUuid.`,
+        { cause: err },
       );
     }
     throw err;
@@ -117,7 +118,7 @@ async function convergeMade(
       { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
     );
   } catch (err) {
-    if (err instanceof PowerChangeUnsettledError) throw keptAfterUnsettledPower(inputs, made.instance, err);
+    if (isUnfinishedPowerChange(err)) throw keptAfterUnsettledPower(inputs, made.instance, err);
     if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
     return destroyAfterFailure(ctx, inputs, made.instance, err);
   }

@@ -181,6 +181,7 @@ export const instance = defineResource({
       throw new Error(
         `Could not update instance ${id}: ${err.message}. What was already sent to the cloud stays done and nothing was undone; ` +
           "run `pulumi refresh` to see the instance as it is, then `pulumi up` to finish the update.",
+        { cause: err },
       );
     }
   },
@@ -204,11 +205,13 @@ export const instance = defineResource({
         throw new Error(
           `Could not delete instance ${id}: the destroy call was sent and accepted, then ${err.message}. ` +
             "The cloud goes on destroying it; the stack keeps it until a `pulumi destroy` or `pulumi up` sees it gone.",
+          { cause: err },
         );
       }
       if (!(err instanceof TimeoutError)) throw err;
       throw new Error(
         `Could not delete instance ${id}: it is still listed ${timeoutMs / 1000} s after destroy (last seen: ${err.lastSeen}). Check it in the console.`,
+        { cause: err },
       );
     }
   },

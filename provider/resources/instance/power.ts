@@ -16,7 +16,7 @@ import {
   type Instance as CloudInstance,
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
-import { isCancelled, messageOf } from "../../framework/errors";
+import { isCancelled, messageOf, UnsettledOutcomeError } from "../../framework/errors";
 import { isHalting, POWERED_ON, RUNNING, STOPPED } from "./cloud";
 import { instanceReads } from "./memory";
 import { lateCommitMs } from "./lost-create/timing";
@@ -66,29 +66,63 @@ const POWER_CALLS: Record<PowerChange, PowerCall> = {
 /** What a Pulumi user does about an unsettled power change. */
 export const NEXT_STEP = "Run `pulumi refresh` to see the instance's status, then `pulumi up`.";
 
+/** A power change that lost its answers and did not finish: nothing may undo it (a create keeps its instance). */
+export interface UnfinishedPowerChange {
+  readonly change: PowerChange;
+  readonly instanceUuid: string;
+  /** What was found, as a clause: "the answer to its shutdown call was lost (...) and ...". */
+  readonly finding: string;
+  /** The instance as last read, when it could be read. */
+  readonly seen: CloudInstance | undefined;
+}
+
+function unfinishedMessage(change: PowerChange, instanceUuid: string, finding: string): string {
+  return `Could not ${change} instance ${instanceUuid}: ${finding}. ${NEXT_STEP}`;
+}
+
 /**
  * A power change whose outcome could not be settled after a lost answer. The instance exists and may
- * still be changing, so nothing may undo it (a create keeps it in the stack) or send the call again.
+ * still be changing, so nothing may undo it or send the call again.
  */
-export class PowerChangeUnsettledError extends Error {
+export class PowerChangeUnsettledError extends UnsettledOutcomeError implements UnfinishedPowerChange {
   override readonly name = "PowerChangeUnsettledError";
 
   constructor(
     readonly change: PowerChange,
     readonly instanceUuid: string,
-    /** What was found, as a clause: "the answer to its shutdown call was lost (...) and ...". */
     readonly finding: string,
-    /** The instance as last read, when it could be read. */
     readonly seen: CloudInstance | undefined,
   ) {
-    super(`Could not ${change} instance ${instanceUuid}: ${finding}. ${NEXT_STEP}`);
+    super(unfinishedMessage(change, instanceUuid, finding));
   }
+}
+
+/**
+ * A power change both of whose calls lost their answers while the instance showed, once neither could
+ * still be carried out, that neither took effect: nothing changed, and it is not tried a third time.
+ */
+export class PowerChangeNotTakenError extends Error implements UnfinishedPowerChange {
+  override readonly name = "PowerChangeNotTakenError";
+
+  constructor(
+    readonly change: PowerChange,
+    readonly instanceUuid: string,
+    readonly finding: string,
+    readonly seen: CloudInstance,
+  ) {
+    super(unfinishedMessage(change, instanceUuid, finding));
+  }
+}
+
+export function isUnfinishedPowerChange(err: unknown): err is UnfinishedPowerChange & Error {
+  return err instanceof PowerChangeUnsettledError || err instanceof PowerChangeNotTakenError;
 }
 
 /**
  * Sends the power change. Returns once the cloud took it, answered or read back: the caller then waits
  * for the wanted status as after an answered call. Throws PowerChangeUnsettledError when the outcome of
- * a lost answer could not be settled, and any other failure of the call as it came.
+ * a lost answer could not be settled, PowerChangeNotTakenError when both calls it sent did nothing, and
+ * any other failure of the call as it came.
  */
 export async function changePower(
   ctx: ProviderContext,
@@ -104,7 +138,7 @@ export async function changePower(
   // out late could not act twice: it takes a start only from stopped and a stop only from running.
   const second = await sendAndSettle(ctx, instanceUuid, change, deadline);
   if (second.kind === "took") return;
-  throw new PowerChangeUnsettledError(
+  throw new PowerChangeNotTakenError(
     change,
     instanceUuid,
     `the answers to both ${POWER_CALLS[change].call} calls were lost (${how(first.lost)}, then ${how(second.lost)}), and ` +
