@@ -16,7 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { sh } from "./child";
 import { packTarball } from "./installed";
-import { nodeOf, TESTED_NODE_MAJORS, type NodeMajor } from "./node-releases";
+import { nodeOf, TESTED_NODE_MAJORS, unexplainedEngineWarnings, type NodeMajor } from "./node-releases";
 import { assertBuilt, REPO_ROOT } from "./self-link";
 
 /**
@@ -49,22 +49,6 @@ function variantOf(major: NodeMajor, node: string): Variant {
     pulumi,
     typesNode: major === 20 ? "^20.19.0" : `^${major}`,
   };
-}
-
-/**
- * Engine warnings an install may show, by package, on the releases before `until`, each explained in
- * docs/troubleshooting.md: cookie 2 (through fastify's test injector, which the emulator never calls)
- * asks for Node.js 22.
- */
-const EXPLAINED_ENGINE_WARNINGS: Record<string, { until: number }> = { cookie: { until: 22 } };
-
-/** The packages npm warned about with EBADENGINE in `output` that troubleshooting does not explain on `major`. */
-function unexplainedEngineWarnings(output: string, major: number): string[] {
-  const warned = [...output.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map(([, spec]) => spec);
-  return warned.filter((spec) => {
-    const explained = EXPLAINED_ENGINE_WARNINGS[spec.slice(0, spec.lastIndexOf("@"))];
-    return !explained || major >= explained.until;
-  });
 }
 
 /** npm run by the variant's Node.js, so that engine checks and lifecycle scripts see that version. */

