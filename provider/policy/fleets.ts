@@ -66,8 +66,11 @@ function autonamed(fleet: FleetFacts, index: number): Mark {
 
 const REPORTED = Symbol("fleets reported for what their members are made of");
 
+/** The Fleets `policy` reported in this run, by URN. */
 function reported(policy: string): Set<string> {
-  return runPart(REPORTED, () => new Map<string, Set<string>>()).get(policy) ?? new Set();
+  const byPolicy = runPart(REPORTED, () => new Map<string, Set<string>>());
+  if (!byPolicy.has(policy)) byPolicy.set(policy, new Set());
+  return byPolicy.get(policy)!;
 }
 
 /**
@@ -75,8 +78,7 @@ function reported(policy: string): Set<string> {
  * are all made of it, are not reported again for it (the engine shows a Fleet before its members).
  */
 export function reportedForMembers(policy: string, fleetUrn: string): void {
-  const byPolicy = runPart(REPORTED, () => new Map<string, Set<string>>());
-  byPolicy.set(policy, reported(policy).add(fleetUrn));
+  reported(policy).add(fleetUrn);
 }
 
 /** Whether `policy` already reported the Fleet `instance` is a member of. */
