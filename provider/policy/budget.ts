@@ -87,9 +87,9 @@ const runningTotal = () => runPart(RUNNING_TOTAL, () => new RunningTotal());
 async function admitWithinBudget(args: ResourceValidationArgs, report: ReportViolation): Promise<void> {
   if (isPreview()) return;
   const kind = kindOf(args.type);
-  if (kind === "Fleet") return admitFleet(fleetFacts(args), budgetOf(args.getConfig()), report);
-  if (kind !== "Instance") return;
+  if (kind !== "Instance" && kind !== "Fleet") return;
   const budget = budgetOf(args.getConfig<StackBudgetConfig>());
+  if (kind === "Fleet") return admitFleet(fleetFacts(args), budget, report);
   const instance = instanceFacts(args);
   const cost = await orReported(
     costFromInputs(instance),
@@ -230,8 +230,9 @@ async function checkInstancePrice(args: ResourceValidationArgs, report: ReportVi
   const config = args.getConfig<InstancePriceConfig>();
   const cap = new Decimal(config.maxInstanceHourlyPrice ?? INSTANCE_PRICE_DEFAULTS.maxInstanceHourlyPrice);
   if (kind === "Fleet") return checkMemberPrices(fleetFacts(args), cap, report);
+  if (kind !== "Instance") return;
   const instance = instanceFacts(args);
-  if (kind !== "Instance" || reportedWithFleet(INSTANCE_PRICE, instance)) return;
+  if (reportedWithFleet(INSTANCE_PRICE, instance)) return;
   const cost = await orReported(
     costFromInputs(instance),
     report,
