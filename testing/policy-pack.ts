@@ -101,6 +101,8 @@ export interface AnalyzedResource {
   dependencies: string[];
   /** URNs each input came from. */
   propertyDependencies: Record<string, string[]>;
+  /** The URN of its parent (a component), as the engine sends it in the resource's options. */
+  parent?: string;
 }
 
 /** The stack a pack runs for: what the engine and the language host tell it. */
@@ -259,6 +261,7 @@ export class PolicyPackProcess {
       resource.setProperties(struct(r.properties));
       resource.setOptions(options(r));
       resource.setDependenciesList(r.dependencies);
+      if (r.parent) resource.setParent(r.parent);
       for (const [property, urns] of Object.entries(r.propertyDependencies)) {
         const deps = new proto.AnalyzerPropertyDependencies();
         deps.setUrnsList(urns);
@@ -297,6 +300,7 @@ function struct(props: Props): StructProto.Struct {
 function options(resource: AnalyzedResource): AnalyzerProto.AnalyzerResourceOptions {
   const opts = new (loadProtocol().proto.AnalyzerResourceOptions)();
   opts.setAdditionalsecretoutputsList(resource.additionalSecretOutputs);
+  if (resource.parent) opts.setParent(resource.parent);
   return opts;
 }
 

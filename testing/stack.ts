@@ -524,18 +524,21 @@ export class Stack {
       propertyDependencies: Object.fromEntries(
         Object.entries(registration.propertyDependencies).map(([name, urns]) => [name, stateUrns(urns)]),
       ),
+      ...this.parentOf(registration),
     };
   }
 
   /**
    * Registers one resource and shows it to the policy packs' look at the whole stack. A remote component
-   * is shown as its Construct registered it (with its inputs), not a second time as the program asked for it.
+   * is shown as its Construct registered it, not a second time as the program asked for it. The engine
+   * shows a component with the outputs it registers (none until it does), not its inputs.
    */
   private async registerAndAnalyze(deployment: Deployment, registration: Registration): Promise<Resolution> {
     const resolution = await this.register(deployment, registration);
     if (registration.remote) return resolution;
     const provider = registration.custom ? this.door.admit(registration).provider : undefined;
-    deployment.news.push(this.analyzed(registration, resolution.outputs, provider));
+    const outputs = registration.custom ? resolution.outputs : {};
+    deployment.news.push(this.analyzed(registration, outputs, provider));
     return resolution;
   }
 
@@ -617,12 +620,14 @@ export class Stack {
   }
 
   /**
-   * A component resource made in the program: the engine calls no provider for it, and keeps its inputs
-   * and the outputs it registers once its children are declared (registerOutputs).
+   * A component resource made in the program: the engine calls no provider for it, shows the policy packs
+   * its inputs as it does a resource's, before its step (its children wait for that step), and keeps its
+   * inputs and the outputs it registers once its children are declared (registerOutputs).
    */
-  private registerComponent(deployment: Deployment, registration: Registration): Resolution {
+  private async registerComponent(deployment: Deployment, registration: Registration): Promise<Resolution> {
     const urn = stateUrn(registration.urn, this.door);
     deployment.seen.add(urn);
+    await this.analyze(deployment, registration, registration.inputs, undefined);
     const inputs = reveal(registration.inputs) as Props;
     const secretNames = Object.keys(registration.inputs).filter((k) => holdsSecret(registration.inputs[k]));
     const old = this.state.resources.find((r) => r.urn === urn);
@@ -646,9 +651,12 @@ export class Stack {
     return { outputs: registration.inputs };
   }
 
-  /** The outputs a component registered: its record keeps them (secrets by name, as a resource's). */
+  /** The outputs a component registered: its record keeps them (secrets by name, as a resource's), the policy packs see them. */
   private registerOutputs(deployment: Deployment, programUrn: string, outputs: Props): void {
-    const record = deployment.registered.find((r) => r.urn === stateUrn(programUrn, this.door));
+    const urn = stateUrn(programUrn, this.door);
+    const shown = deployment.news.find((r) => r.urn === urn);
+    if (shown) shown.properties = outputs;
+    const record = deployment.registered.find((r) => r.urn === urn);
     if (!record) return;
     record.outputs = reveal(outputs) as Props;
     record.secretOutputs = [

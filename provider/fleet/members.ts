@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ComponentScope } from "../framework/define-component";
+import { memberName } from "./member-names";
 import { fleetHourlyPrice } from "./price";
 
 /** The Instance inputs every member is made with: adding one to the fleet is adding it here. */
@@ -30,10 +31,6 @@ export interface FleetShape {
 }
 
 type Member = pulumi.CustomResource & Record<string, pulumi.Output<unknown>>;
-
-export function memberName(fleet: string, index: number): string {
-  return `${fleet}-${index}`;
-}
 
 export function declareMembers(
   { component, name, kit }: ComponentScope,

@@ -10,6 +10,7 @@ import { isUnknown, type CheckFailure } from "./check";
 
 /** Hex digits of the random suffix, as Pulumi's providers use. */
 const SUFFIX_LENGTH = 7;
+const SUFFIX = new RegExp(`^[0-9a-f]{${SUFFIX_LENGTH}}$`);
 
 export interface AutonameRule {
   /** The input that takes the name. */
@@ -68,7 +69,17 @@ function defaultName(resourceName: string, maxLength: number, seed: Uint8Array |
   const suffix = (seed && seed.length > 0 ? createHash("sha256").update(seed).digest() : randomBytes(4))
     .toString("hex")
     .slice(0, SUFFIX_LENGTH);
-  return `${cutToFit(resourceName, maxLength - SUFFIX_LENGTH - 1)}-${suffix}`;
+  return `${headOf(resourceName, maxLength)}-${suffix}`;
+}
+
+/** Whether `name` is one this module gives the resource `resourceName` (`<name>-<7 hex>`, cut as it cuts it). */
+export function isDefaultName(name: string, resourceName: string, maxLength: number): boolean {
+  const head = `${headOf(resourceName, maxLength)}-`;
+  return name.startsWith(head) && SUFFIX.test(name.slice(head.length));
+}
+
+function headOf(resourceName: string, maxLength: number): string {
+  return cutToFit(resourceName, maxLength - SUFFIX_LENGTH - 1);
 }
 
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: "grapheme" });

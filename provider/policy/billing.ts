@@ -6,11 +6,12 @@
  * it is declared stopped.
  *
  * A resource policy sees an instance's inputs only: whether it already exists is read from the cloud's
- * instance list by its title, the owner's mark the provider gives every instance it makes, and only when
- * the answer changes the price (a list of fallback models, or `running: false`). A stack policy sees its
- * outputs: an instance with a known instanceUuid exists, and its gpuUuid is the model it runs on.
+ * instance list by its title, the owner's mark the provider gives every instance it makes (a fleet's
+ * member, priced from its fleet's inputs before it is registered, by the autoname the fleet gives it), and
+ * only when the answer changes the price (a list of fallback models, or `running: false`). A stack policy
+ * sees its outputs: an instance with a known instanceUuid exists, and its gpuUuid is the model it runs on.
  */
-import { instancesTitled } from "./cloud";
+import { instancesMarked } from "./cloud";
 import { priceOf, type InstancePrice, type RunsOn } from "./prices";
 import { Unknown, type InstanceFacts } from "./resources";
 
@@ -22,9 +23,18 @@ const CREATED_RUNNING =
   "and the cloud takes its first hour's price from the balance at create";
 const RUNNING_NOT_KNOWN = "running is not known until up: counted as running";
 
-/** The cost of an instance as a resource policy sees it, from its inputs. */
-export async function costFromInputs(instance: InstanceFacts): Promise<Cost> {
-  const existing = needsLookup(instance) ? await existingModel(instance) : undefined;
+/** Whether an instance of the cloud, by its title, bears the owner's mark of the instance being priced. */
+export type Mark = (title: string) => boolean;
+
+/**
+ * The cost of an instance as a resource policy sees it, from its inputs; `mark` tells it among the cloud's
+ * instances (by default its title; none: it is priced as a new instance).
+ */
+export async function costFromInputs(
+  instance: InstanceFacts,
+  mark: Mark | undefined = titleMark(instance),
+): Promise<Cost> {
+  const existing = mark && needsLookup(instance) ? await existingModel(instance, mark) : undefined;
   if (instance.running === false && existing) return { counts: false };
   return costed(instance, existing);
 }
@@ -51,18 +61,22 @@ function needsLookup({ running, fallbackGpuUuids }: InstanceFacts): boolean {
   return running === false || (Array.isArray(fallbackGpuUuids) && fallbackGpuUuids.length > 0);
 }
 
+function titleMark({ title }: InstanceFacts): Mark | undefined {
+  return typeof title === "string" && title !== "" ? (other) => other === title : undefined;
+}
+
 /**
- * The model of the instance this one's inputs describe, if it already exists: titled with its title, on
- * as many GPUs, on a model of its list (another model or count would be a replacement, a new instance).
+ * The model of the instance this one's inputs describe, if it already exists: bearing its mark, on as
+ * many GPUs, on a model of its list (another model or count would be a replacement, a new instance).
  */
-async function existingModel(instance: InstanceFacts): Promise<RunsOn | undefined> {
-  const { title, gpuUuid, fallbackGpuUuids, gpuNums } = instance;
-  if (typeof title !== "string" || title === "" || typeof gpuNums !== "number") return undefined;
+async function existingModel(instance: InstanceFacts, mark: Mark): Promise<RunsOn | undefined> {
+  const { gpuUuid, fallbackGpuUuids, gpuNums } = instance;
+  if (typeof gpuNums !== "number") return undefined;
   const models = [gpuUuid, ...(Array.isArray(fallbackGpuUuids) ? fallbackGpuUuids : [])];
-  const matches = (await instancesTitled(title)).filter(
+  const matches = (await instancesMarked(mark)).filter(
     (i) => i.gpuNums === gpuNums && i.gpuUuid !== undefined && models.includes(i.gpuUuid),
   );
-  // Two instances bearing one title (another stack's, say) leave it open which is this one: it is priced
+  // Two instances bearing one mark (another stack's, say) leave it open which is this one: it is priced
   // at the dearer of their models.
   return matches.length > 0 ? { gpuUuids: matches.map((i) => i.gpuUuid as string) } : undefined;
 }

@@ -1,8 +1,8 @@
 /**
  * The money policies: the stack's hourly cost within a budget, and each instance's hourly price within a
  * cap. Both price instances from the cloud's catalogue (./prices.ts) at the most they may cost
- * (./billing.ts); a catalogue that cannot be read or an instance that cannot be priced is a violation,
- * never a pass.
+ * (./billing.ts), a Fleet's members from the Fleet's inputs before any of them exists (./fleets.ts); a
+ * catalogue that cannot be read or an instance that cannot be priced is a violation, never a pass.
  */
 import type {
   ReportViolation,
@@ -14,14 +14,24 @@ import type {
 import Decimal from "decimal.js";
 import { CURRENCY } from "../datasources/pricing";
 import { messageOf } from "../framework/errors";
-import { costFromInputs, costFromOutputs } from "./billing";
+import { costFromInputs, costFromOutputs, type Cost } from "./billing";
 import { refusingUnknownConfig } from "./config";
+import {
+  fleetFacts,
+  memberCosts,
+  membersAt,
+  priceLines,
+  reportedForMembers,
+  reportedWithFleet,
+  sum,
+  type FleetFacts,
+} from "./fleets";
 import { described, perHour, type InstancePrice } from "./prices";
 import { instanceFacts, instancesOf, kindOf } from "./resources";
 import { isPreview, runPart } from "./run";
 import { RunningTotal } from "./running-total";
 
-/** How many of the most expensive instances a budget violation names. */
+/** How many of the most expensive instances (or fleets) a budget violation names. */
 const TOP = 5;
 
 export interface StackBudgetConfig {
@@ -66,17 +76,23 @@ const budgetOf = (config: StackBudgetConfig) =>
   new Decimal(config.maxHourlyCost ?? STACK_BUDGET_DEFAULTS.maxHourlyCost);
 
 const RUNNING_TOTAL = Symbol("the budget's running total");
+const runningTotal = () => runPart(RUNNING_TOTAL, () => new RunningTotal());
 
 /**
  * In an update, before the engine creates or changes an instance: the run's running total with it stays
- * within the budget, or the instance is stopped here and nothing is made for it. A preview is judged as
+ * within the budget, or the instance is stopped here and nothing is made for it. A Fleet comes before its
+ * members: it is let through with all of them, or stopped with none of them made. A preview is judged as
  * a whole by checkStackBudget instead.
  */
 async function admitWithinBudget(args: ResourceValidationArgs, report: ReportViolation): Promise<void> {
-  if (kindOf(args.type) !== "Instance" || isPreview()) return;
+  if (isPreview()) return;
+  const kind = kindOf(args.type);
+  if (kind !== "Instance" && kind !== "Fleet") return;
   const budget = budgetOf(args.getConfig<StackBudgetConfig>());
+  if (kind === "Fleet") return admitFleet(fleetFacts(args), budget, report);
+  const instance = instanceFacts(args);
   const cost = await orReported(
-    costFromInputs(instanceFacts(args)),
+    costFromInputs(instance),
     report,
     `Could not check the hourly budget before "${args.name}"`,
   );
@@ -84,16 +100,49 @@ async function admitWithinBudget(args: ResourceValidationArgs, report: ReportVio
   if ("problem" in cost) {
     return report(`${cost.problem} The hourly budget cannot be checked, so the update stops before it.`);
   }
-  if (!cost.counts) return;
-  const admission = runPart(RUNNING_TOTAL, () => new RunningTotal()).admit(cost.price, budget);
+  if (!cost.counts) return runningTotal().release(instance);
+  const admission = runningTotal().admit([cost.price], budget);
   if (admission.admitted) return;
-  const counted = admission.before.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
   report(
     `"${args.name}" would take the stack's hourly cost to ${perHour(admission.total)}, over maxHourlyCost ` +
       `${perHour(budget)}, so the update stops before "${args.name}" is created or changed. Counted in this ` +
-      `update before it: ${perHour(counted)}${mostExpensive(admission.before)}\n` +
+      `update before it: ${perHour(sum(admission.before))}${mostExpensive(admission.before)}\n` +
       `  "${args.name}": ${described(cost.price)}\n${FIX_BUDGET}`,
   );
+}
+
+/** A Fleet, before any of its members is registered: every member counted at once, or the Fleet stopped. */
+async function admitFleet(fleet: FleetFacts, budget: Decimal, report: ReportViolation): Promise<void> {
+  // Not shown the Fleet's inputs, the running total counts its members one by one as they come.
+  if (typeof fleet.size !== "number") return;
+  const costs = await orReported(
+    memberCosts(fleet, fleet.size),
+    report,
+    `Could not check the hourly budget before fleet "${fleet.name}"`,
+  );
+  if (!costs) return;
+  const priced = pricedMembers(costs);
+  if ("problem" in priced) {
+    return report(
+      `Fleet "${fleet.name}": ${priced.problem} The hourly budget cannot be checked, so the update stops ` +
+        "before any of its members is made.",
+    );
+  }
+  const admission = runningTotal().admit(priced, budget);
+  if (admission.admitted) return;
+  report(
+    `Fleet "${fleet.name}" would take the stack's hourly cost to ${perHour(admission.total)}, over maxHourlyCost ` +
+      `${perHour(budget)}, so the update stops before any of its ${fleet.size} members is created or changed: ` +
+      `${membersAt(priced)} = ${perHour(sum(priced))}. Counted in this update before it: ` +
+      `${perHour(sum(admission.before))}${mostExpensive(admission.before)}\n${FIX_BUDGET}`,
+  );
+}
+
+/** The prices of the members that count, or the first member's problem (they are all made alike). */
+function pricedMembers(costs: readonly Cost[]): InstancePrice[] | { problem: string } {
+  const problem = costs.find((cost) => "problem" in cost);
+  if (problem) return problem;
+  return costs.flatMap((cost) => ("counts" in cost && cost.counts ? [cost.price] : []));
 }
 
 /** The whole stack: at the end of a preview, each instance at the most it may cost; after an update, as made. */
@@ -112,7 +161,7 @@ async function checkStackBudget(args: StackValidationArgs, report: ReportViolati
     if ("problem" in cost) report(`${cost.problem} The hourly budget cannot be checked.`, instances[i].urn);
     else if (cost.counts) priced.push(cost.price);
   });
-  const total = priced.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
+  const total = sum(priced);
   if (!total.greaterThan(budget)) return;
   const worst = priced.filter((p) => p.worstCase.length > 0).length;
   const upTo = worst > 0 ? "up to " : "";
@@ -123,11 +172,12 @@ async function checkStackBudget(args: StackValidationArgs, report: ReportViolati
   );
 }
 
-/** `\n  name: price (basis)` for the TOP dearest, and how many more. */
-function mostExpensive(prices: InstancePrice[]): string {
-  const top = [...prices].sort((a, b) => b.amount.comparedTo(a.amount)).slice(0, TOP);
-  const lines = top.map((p) => `\n  ${p.name}: ${described(p)}`);
-  if (prices.length > top.length) lines.push(`\n  ... and ${prices.length - top.length} more`);
+/** `\n  name: price (basis)` for the TOP dearest instances or fleets, and how many more. */
+function mostExpensive(prices: readonly InstancePrice[]): string {
+  const all = priceLines(prices);
+  const top = all.sort((a, b) => b.amount.comparedTo(a.amount)).slice(0, TOP);
+  const lines = top.map((line) => `\n  ${line.text}`);
+  if (all.length > top.length) lines.push(`\n  ... and ${all.length - top.length} more`);
   return lines.join("");
 }
 
@@ -152,9 +202,14 @@ export interface InstancePriceConfig {
 
 export const INSTANCE_PRICE_DEFAULTS = { maxInstanceHourlyPrice: 20 };
 
-/** Each Instance that bills costs at most `maxInstanceHourlyPrice` per hour (the same prices as the budget). */
+const INSTANCE_PRICE = "gpucloud-instance-hourly-price";
+
+/**
+ * Each Instance that bills costs at most `maxInstanceHourlyPrice` per hour (the same prices as the budget);
+ * a Fleet is judged by its members, before any of them is made, and its members are not judged again.
+ */
 export const instanceHourlyPrice: ResourceValidationPolicy = refusingUnknownConfig({
-  name: "gpucloud-instance-hourly-price",
+  name: INSTANCE_PRICE,
   description: `Each GPU instance costs at most maxInstanceHourlyPrice ${CURRENCY} per hour.`,
   enforcementLevel: "mandatory",
   configSchema: {
@@ -171,11 +226,15 @@ export const instanceHourlyPrice: ResourceValidationPolicy = refusingUnknownConf
 });
 
 async function checkInstancePrice(args: ResourceValidationArgs, report: ReportViolation): Promise<void> {
-  if (kindOf(args.type) !== "Instance") return;
+  const kind = kindOf(args.type);
   const config = args.getConfig<InstancePriceConfig>();
   const cap = new Decimal(config.maxInstanceHourlyPrice ?? INSTANCE_PRICE_DEFAULTS.maxInstanceHourlyPrice);
+  if (kind === "Fleet") return checkMemberPrices(fleetFacts(args), cap, report);
+  if (kind !== "Instance") return;
+  const instance = instanceFacts(args);
+  if (reportedWithFleet(INSTANCE_PRICE, instance)) return;
   const cost = await orReported(
-    costFromInputs(instanceFacts(args)),
+    costFromInputs(instance),
     report,
     `Could not check the price of "${args.name}"`,
   );
@@ -186,5 +245,30 @@ async function checkInstancePrice(args: ResourceValidationArgs, report: ReportVi
   report(
     `"${args.name}" would cost ${upTo}${described(cost.price)}, over maxInstanceHourlyPrice ${perHour(cap)}. ` +
       "Choose a cheaper GPU model or fewer GPUs, or raise maxInstanceHourlyPrice in the policy pack config.",
+  );
+}
+
+/** A Fleet's members, each at the most it may cost, against the cap: one violation for the fleet. */
+async function checkMemberPrices(fleet: FleetFacts, cap: Decimal, report: ReportViolation): Promise<void> {
+  // Not shown the Fleet's inputs, its members are judged one by one as they come.
+  if (typeof fleet.size !== "number") return;
+  const costs = await orReported(
+    memberCosts(fleet, fleet.size),
+    report,
+    `Could not check the price of fleet "${fleet.name}"'s members`,
+  );
+  if (!costs) return;
+  const priced = pricedMembers(costs);
+  if ("problem" in priced) {
+    reportedForMembers(INSTANCE_PRICE, fleet.urn);
+    return report(`Fleet "${fleet.name}": ${priced.problem}`);
+  }
+  const over = priced.filter((p) => p.amount.greaterThan(cap));
+  if (over.length === 0) return;
+  reportedForMembers(INSTANCE_PRICE, fleet.urn);
+  report(
+    `Fleet "${fleet.name}" (${fleet.size} members) would have members over maxInstanceHourlyPrice ` +
+      `${perHour(cap)}: ${membersAt(over)}. Choose a cheaper GPU model or fewer GPUs, or raise ` +
+      "maxInstanceHourlyPrice in the policy pack config.",
   );
 }

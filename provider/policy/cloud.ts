@@ -114,8 +114,8 @@ async function freshPersonalImages(stale: ReadonlyMap<string, string>): Promise<
   return current === stale ? personalImages(true) : current;
 }
 
-/** The key's instances titled `title`: the owner's mark of an instance that already exists. */
-export async function instancesTitled(title: string): Promise<InstanceSummary[]> {
+/** The key's instances whose title `marks` takes for the owner's mark of an instance that already exists. */
+export async function instancesMarked(marks: (title: string) => boolean): Promise<InstanceSummary[]> {
   const all = await once("instance list", "instances", async () => (await getInstances()).instances);
-  return all.filter((i) => i.title === title);
+  return all.filter((i) => marks(i.title));
 }

@@ -50,8 +50,8 @@ export const costGuardPolicies = [
 /** The cost guard's arguments: `new PolicyPack(COST_GUARD, costGuardPack)`. */
 export const costGuardPack: PolicyPackArgs = {
   description:
-    "Stops an over-budget or idle-forever GPU fleet at preview, and in an update the instance that would cross the " +
-    "budget before it is made: hourly budget, price and GPU caps, idle shutdown, unique titles.",
+    "Stops an over-budget or idle-forever GPU fleet at preview, and in an update the instance (or the whole Fleet) " +
+    "that would cross the budget before it is made: hourly budget, price and GPU caps, idle shutdown, unique titles.",
   displayName: "GPU cloud cost guard",
   policies: costGuardPolicies,
 };

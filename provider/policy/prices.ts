@@ -12,7 +12,7 @@ import type { Pod } from "../datasources/pods";
 import { CURRENCY, estimateHourlyPrice, type HourlyPriced } from "../datasources/pricing";
 import { messageOf } from "../framework/errors";
 import { catalogue, imageSource, type Catalogue } from "./cloud";
-import { Unknown, type InstanceFacts } from "./resources";
+import { Unknown, type FleetMembership, type InstanceFacts } from "./resources";
 
 /** One instance's hourly price and how it was made, for messages. */
 export interface InstancePrice {
@@ -23,6 +23,8 @@ export interface InstancePrice {
   basis: string;
   /** Each input priced at the most it may cost, and how; empty when the price is exact. */
   worstCase: string[];
+  /** The Fleet the instance is a member of: messages list a fleet's members together. */
+  fleet?: FleetMembership;
 }
 
 /** The price of an instance, or why it has none. */
@@ -70,6 +72,7 @@ export async function priceOf(instance: InstanceFacts, runsOn?: RunsOn): Promise
       // A violation message quotes the basis: the catalogue's names are shown escaped.
       basis: `${pod.label} + ${terminalSafe(gpu.gpuName)} ${gpu.hourlyPrice} × ${gpuNums}`,
       worstCase,
+      ...(instance.fleet ? { fleet: instance.fleet } : {}),
     };
   } catch (err) {
     return problem(messageOf(err).replace(/^estimateHourlyPrice: /, ""));

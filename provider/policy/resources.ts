@@ -8,18 +8,19 @@
  * (advisory). The policies here read each property through `read`, decide what they can from the known
  * values, and hand an unknown back only when the answer depends on it: no false violation, no false pass.
  */
-import type { PolicyResource } from "@pulumi/policy";
+import type { PolicyResource, PolicyResourceOptions } from "@pulumi/policy";
+import { memberIndex } from "../fleet/member-names";
 
 /** The policy SDK's error for an unknown: exported at run time, left out of its declarations. */
 const { UnknownValueError } = require("@pulumi/policy") as {
   UnknownValueError: new (...args: never[]) => Error;
 };
 
-export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage";
+export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage" | "Fleet";
 
 const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/gpucloud:";
 const NATIVE_PREFIX = "gpucloud:index:";
-const KINDS: readonly ResourceKind[] = ["Instance", "IdleClosePolicy", "PersonalImage"];
+const KINDS: readonly ResourceKind[] = ["Instance", "IdleClosePolicy", "PersonalImage", "Fleet"];
 
 /** The kind of one of this package's resources, from either token; undefined for anything else. */
 export function kindOf(type: string): ResourceKind | undefined {
@@ -76,16 +77,28 @@ export interface InstanceFacts {
   title: Maybe<string | undefined>;
   shutdownAt: Maybe<number | string | undefined>;
   instanceUuid: Maybe<string | undefined>;
+  /** The Fleet it is a member of, if any. */
+  fleet?: FleetMembership;
+}
+
+/** A fleet member's place: its Fleet (by name, for messages, and URN) and its index in it. */
+export interface FleetMembership {
+  name: string;
+  urn: string;
+  index: number;
 }
 
 export function instanceFacts(resource: {
   name: string;
   urn: string;
   props: Record<string, unknown>;
+  opts?: Pick<PolicyResourceOptions, "parent">;
 }): InstanceFacts {
   const get = (name: string) => read(resource.props, name);
   const running = get("running");
+  const fleet = membershipOf(resource.name, resource.opts?.parent);
   return {
+    ...(fleet ? { fleet } : {}),
     name: resource.name,
     urn: resource.urn,
     running: running instanceof Unknown ? running : running !== false,
@@ -100,13 +113,33 @@ export function instanceFacts(resource: {
   };
 }
 
+/**
+ * The Fleet an Instance named `name` is a member of: its parent (the engine sends a resource's parent with
+ * it) is a Fleet, and its name is one the Fleet gives its members.
+ */
+function membershipOf(name: string, parent: string | undefined): FleetMembership | undefined {
+  if (!parent) return undefined;
+  const { type, name: fleet } = urnParts(parent);
+  const index = kindOf(type) === "Fleet" ? memberIndex(fleet, name) : undefined;
+  return index === undefined ? undefined : { name: fleet, urn: parent, index };
+}
+
+/** A URN's type (the last of its qualified type's parts) and name: `urn:pulumi:<stack>::<project>::<parent type>$<type>::<name>`. */
+function urnParts(urn: string): { type: string; name: string } {
+  const [, , qualifiedType = "", ...name] = urn.split("::");
+  return { type: qualifiedType.split("$").at(-1) ?? "", name: name.join("::") };
+}
+
 interface TypeNames {
   string: string;
   number: number;
 }
 
 /** The value when it is of one of `types` or unknown; undefined otherwise (absent, or not what the input takes). */
-function ofType<K extends keyof TypeNames>(value: unknown, ...types: K[]): Maybe<TypeNames[K] | undefined> {
+export function ofType<K extends keyof TypeNames>(
+  value: unknown,
+  ...types: K[]
+): Maybe<TypeNames[K] | undefined> {
   if (value instanceof Unknown) return value;
   return (types as string[]).includes(typeof value) ? (value as TypeNames[K]) : undefined;
 }

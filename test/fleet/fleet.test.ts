@@ -150,7 +150,7 @@ describe.each(["dynamic", "native"] as const)("a Fleet through the %s door", (do
     let w: FleetWorld;
     const events: EngineEvent[] = [];
     beforeAll(async () => {
-      w = await openFleet(door, { size: 3 }, (event) => events.push(event));
+      w = await openFleet(door, { size: 3 }, { onEvent: (event) => events.push(event) });
       await w.advancing(w.stack.up());
     });
     afterAll(() => w?.close());

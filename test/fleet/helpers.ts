@@ -9,6 +9,7 @@ import {
   Stack,
   type EngineEvent,
   type OperationResult,
+  type PolicyPackOptions,
   type Props,
 } from "../../testing";
 import { DEMO_KEY, gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";
@@ -40,7 +41,10 @@ export interface FleetWorld {
 export async function openFleet(
   door: DoorName,
   args: Props,
-  onEvent?: (event: EngineEvent) => void,
+  {
+    onEvent,
+    policyPacks,
+  }: { onEvent?: (event: EngineEvent) => void; policyPacks?: PolicyPackOptions[] } = {},
 ): Promise<FleetWorld> {
   assertBuilt();
   ensurePackageLink();
@@ -65,6 +69,7 @@ export async function openFleet(
     config: config(args),
     frontDoor: door === "native" ? nativeFrontDoor() : dynamicFrontDoor(),
     onEvent,
+    policyPacks,
   });
   return {
     emu,

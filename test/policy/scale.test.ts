@@ -1,13 +1,15 @@
 /**
- * A stack of 1,000 instances, each with an idle policy, through every policy of the cost guard: the
- * answers are right at that size, and the time it takes is reported (a figure, not an assertion).
+ * A stack of 1,000 instances, each with an idle policy, and a Fleet of 1,000 members (the most it takes),
+ * through every policy of the cost guard: the answers are right at that size, and the time it takes is
+ * reported (a figure, not an assertion).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { costGuardPolicies, stackHourlyBudget } from "../../provider/policy";
+import { startNewRun } from "../../provider/policy/run";
 import { reportFigure } from "../support/figures";
-import { checkResource, checkStack, DYNAMIC, instance, resource, type Outcome } from "./stack-view";
+import { checkResource, checkStack, DYNAMIC, fleet, instance, resource, type Outcome } from "./stack-view";
 
 const KEY = "scale-key";
 const COUNT = 1000;
@@ -70,4 +72,24 @@ it(`checks a stack of ${COUNT} instances and their idle policies, and reports ho
     instances.slice(24).map((i) => `"${i.name}" would take the stack's hourly cost to 52 CNY/h`),
   );
   expect(outcomes.every((o) => o.cannotRun === undefined)).toBe(true);
+});
+
+it(`checks a Fleet of ${COUNT} declared stopped, each member looked up in the cloud, and reports how long it took`, async () => {
+  // A run of its own: the running total starts from nothing.
+  startNewRun();
+  const parked = fleet("parked", COUNT, { running: false });
+  const outcomes: Outcome[] = [];
+  const started = process.hrtime.bigint();
+  for (const policy of costGuardPolicies.filter((p) => "validateResource" in p)) {
+    outcomes.push(await checkResource(policy as ResourceValidationPolicy, parked));
+  }
+  const ms = (Number(process.hrtime.bigint() - started) / 1e6).toFixed(0);
+  reportFigure(
+    `cost guard, a Fleet of ${COUNT}`,
+    `the resource policies ${ms} ms for its ${COUNT} members, each looked up in the instance list`,
+  );
+  // None of them exists yet: each counts at its price, the fleet is stopped whole.
+  expect(outcomes.flatMap((o) => o.violations.map((v) => v.message.split(",")[0]))).toEqual([
+    'Fleet "parked" would take the stack\'s hourly cost to 2080 CNY/h',
+  ]);
 });

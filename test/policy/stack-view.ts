@@ -27,9 +27,11 @@ export const NATIVE = "gpucloud:index:";
 export interface Links {
   dependencies?: PolicyResource[];
   propertyDependencies?: Record<string, PolicyResource[]>;
+  /** Its parent (a component): the engine sends its URN in the resource's options. */
+  parent?: PolicyResource;
 }
 
-/** A resource of the stack `test` of project `p`, of type `<tokens><kind>`. */
+/** A resource of the stack `test` of project `p`, of type `<tokens><kind>`, its URN's type prefixed by its parent's. */
 export function resource(
   tokens: string,
   kind: string,
@@ -38,10 +40,11 @@ export function resource(
   links: Links = {},
 ): PolicyResource {
   const type = `${tokens}${kind}`;
+  const qualified = links.parent ? `${qualifiedType(links.parent)}$${type}` : type;
   return {
     type,
     name,
-    urn: `urn:pulumi:test::p::${type}::${name}`,
+    urn: `urn:pulumi:test::p::${qualified}::${name}`,
     props: unknownCheckingProxy(props),
     opts: {
       protect: false,
@@ -49,12 +52,18 @@ export function resource(
       aliases: [],
       customTimeouts: {} as never,
       additionalSecretOutputs: [],
+      ...(links.parent ? { parent: links.parent.urn } : {}),
     },
     dependencies: links.dependencies ?? [],
     propertyDependencies: links.propertyDependencies ?? {},
+    ...(links.parent ? { parent: links.parent } : {}),
     isType: () => false,
     asType: () => undefined,
   };
+}
+
+function qualifiedType(resource: PolicyResource): string {
+  return resource.urn.split("::")[2];
 }
 
 /** A running instance of pod ComfyUI (0.2 CNY/h) on `gpuNums` 4090D GPUs (1.88 CNY/h each), from the seed. */
@@ -71,6 +80,48 @@ export function instance(
     { podUuid: POD_COMFYUI, gpuUuid: GPU_4090D, gpuNums: 1, title: name, running: true, ...props },
     links,
   );
+}
+
+/**
+ * A Fleet of `size` members made of ComfyUI on one 4090D each unless `spec` says otherwise, as the engine
+ * shows it to a resource policy: its inputs (the same token in both front doors).
+ */
+export function fleet(
+  name: string,
+  size: number,
+  spec: Record<string, unknown> = {},
+  parent?: PolicyResource,
+): PolicyResource {
+  const inputs = { size, podUuid: POD_COMFYUI, gpuUuid: GPU_4090D, gpuNums: 1, ...spec };
+  const shown = resource(NATIVE, "Fleet", name, inputs, parent ? { parent } : {});
+  fleetInputs.set(shown, inputs);
+  return shown;
+}
+
+/** Each fleet's inputs as given: its props, behind the SDK's proxy, throw on a preview's unknowns. */
+const fleetInputs = new WeakMap<PolicyResource, Record<string, unknown>>();
+
+/** The autoname the provider titles member `index` of a fleet with (`<fleet>-<i>-<7 hex>`). */
+export function memberTitle(fleetName: string, index: number): string {
+  return `${fleetName}-${index}-0a1b2c${index % 10}`;
+}
+
+/** Member `index` of `of`, made of the fleet's spec (and `props`), titled with its autoname; `of`'s child. */
+export function member(
+  of: PolicyResource,
+  index: number,
+  props: Record<string, unknown> = {},
+  tokens = DYNAMIC,
+): PolicyResource {
+  const { size: _size, ...spec } = fleetInputs.get(of)!;
+  const name = `${of.name}-${index}`;
+  return instance(name, { ...spec, title: memberTitle(of.name, index), ...props }, tokens, { parent: of });
+}
+
+/** A fleet's `size` members. */
+export function members(of: PolicyResource, props: Record<string, unknown> = {}, tokens = DYNAMIC) {
+  const size = fleetInputs.get(of)!.size as number;
+  return Array.from({ length: size }, (_, i) => member(of, i, props, tokens));
 }
 
 export const POD_COMFYUI = "pod-3e8c1f0a9b7d6e54";
