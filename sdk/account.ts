@@ -1,6 +1,7 @@
 /** Account: balance, recharge records and bills. */
 import { z } from "zod";
-import { paginate, type PaginateOptions } from "./pagination";
+import { endpoint, send, walk } from "./endpoints";
+import type { PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { int, listOf, whenSet } from "./zod-helpers";
 
@@ -63,78 +64,52 @@ export interface BillQuery {
   [filter: string]: string | number | boolean | undefined;
 }
 
+/** Every endpoint of the area, once. */
+const ENDPOINTS = {
+  balance: endpoint("GET /balance/info", "read", BalanceSchema, {
+    action: "read the account balance",
+  }),
+  // The API types page and page_size as strings here (docs/design/cloud-api.md#paging); query strings
+  // carry them the same way.
+  recharges: endpoint("GET /recharge/list", "read", RechargeListSchema, {
+    action: "list recharge records",
+    request: (query: RechargeQuery) => ({ query: { ...query } }),
+    items: "recharge_list",
+  }),
+  bills: endpoint("GET /bill/list", "read", BillListSchema, {
+    action: "list bills",
+    request: (query: BillQuery) => ({ query: { ...query } }),
+    items: "bill_list",
+  }),
+};
+
 export class Account {
   constructor(private readonly transport: Transport) {}
 
   balance(options: CallOptions = {}): Promise<Balance> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/balance/info",
-        safety: "read",
-        action: "read the account balance",
-        schema: BalanceSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.balance, [], options);
   }
 
-  // The API types page and page_size as strings here (docs/design/cloud-api.md#paging); query strings carry them
-  // the same way.
   /** The recharge records, one page. */
   recharges(query: RechargeQuery = {}, options: CallOptions = {}): Promise<RechargeList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/recharge/list",
-        query: { ...query },
-        safety: "read",
-        action: "list recharge records",
-        schema: RechargeListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.recharges, [query], options);
   }
 
   rechargesAll(
     filters: { trade_number?: string } = {},
     options: PaginateOptions = {},
   ): AsyncIterable<Recharge> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.recharges({ ...filters, page, page_size }, options);
-        return { items: res.recharge_list, total: res.total };
-      },
-      options,
-      { action: "list recharge records", method: "GET", path: "/recharge/list" },
-    );
+    return walk(this.transport, ENDPOINTS.recharges, filters, options);
   }
 
   bills(query: BillQuery = {}, options: CallOptions = {}): Promise<BillList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/bill/list",
-        query: { ...query },
-        safety: "read",
-        action: "list bills",
-        schema: BillListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.bills, [query], options);
   }
 
   billsAll(
     filters: Omit<BillQuery, "page" | "page_size"> = {},
     options: PaginateOptions = {},
   ): AsyncIterable<Bill> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.bills({ ...filters, page, page_size }, options);
-        return { items: res.bill_list, total: res.total };
-      },
-      options,
-      { action: "list bills", method: "GET", path: "/bill/list" },
-    );
+    return walk(this.transport, ENDPOINTS.bills, filters, options);
   }
 }

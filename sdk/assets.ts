@@ -5,8 +5,10 @@ import { stat } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { Readable } from "node:stream";
 import { z } from "zod";
-import { inputValidationError, type InputIssue } from "./errors";
+import { endpoint, refusal, send, type Request } from "./endpoints";
+import type { InputIssue } from "./errors";
 import type { CallOptions, RequestBody, Transport } from "./transport";
+import { issuesOf, rule } from "./validation";
 import { int, whenSet } from "./zod-helpers";
 
 export const AssetSchema = z.looseObject({
@@ -81,8 +83,6 @@ interface PreparedSource {
   replayable: boolean;
 }
 
-const UPLOAD_CTX = { action: "upload asset", method: "POST", path: "/assets" };
-
 function tooLarge(size: number): InputIssue {
   return {
     field: "file",
@@ -94,7 +94,7 @@ async function* limited(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8A
   let seen = 0;
   for await (const chunk of source) {
     seen += chunk.length;
-    if (seen > MAX_ASSET_BYTES) throw inputValidationError(UPLOAD_CTX, [tooLarge(seen)]);
+    if (seen > MAX_ASSET_BYTES) throw refusal(ENDPOINTS.upload, [tooLarge(seen)]);
     yield chunk;
   }
 }
@@ -105,12 +105,12 @@ async function prepare(
 ): Promise<PreparedSource> {
   if (typeof source === "string") {
     const info = await stat(source).catch((err: NodeJS.ErrnoException) => {
-      throw inputValidationError(UPLOAD_CTX, [
+      throw refusal(ENDPOINTS.upload, [
         { field: "file", reason: `cannot read ${source}: ${err.code ?? err.message}` },
       ]);
     });
     if (!info.isFile())
-      throw inputValidationError(UPLOAD_CTX, [{ field: "file", reason: `${source} is not a file` }]);
+      throw refusal(ENDPOINTS.upload, [{ field: "file", reason: `${source} is not a file` }]);
     return {
       filename: filename ?? basename(source),
       size: info.size,
@@ -133,7 +133,7 @@ async function prepare(
     const name = filename ?? (typeof streamPath === "string" ? basename(streamPath) : "upload.bin");
     return { filename: name, chunks: () => limited(source), replayable: false };
   }
-  throw inputValidationError(UPLOAD_CTX, [
+  throw refusal(ENDPOINTS.upload, [
     { field: "file", reason: "must be a file path, a Buffer or a Readable stream" },
   ]);
 }
@@ -163,6 +163,52 @@ function multipart(fields: Record<string, string>, file: PreparedSource, mimeTyp
   };
 }
 
+/** Problems with an upload's options, found before the file is read. */
+function uploadOptionIssues({ media_type, purpose, ttl_hours }: UploadOptions): InputIssue[] {
+  return issuesOf(
+    rule(
+      "media_type",
+      media_type === undefined || MEDIA_TYPES.includes(media_type),
+      `must be one of ${MEDIA_TYPES.join(", ")}`,
+    ),
+    rule("purpose", purpose === undefined || purpose === "temp_input", "only temp_input is supported"),
+    rule(
+      "ttl_hours",
+      ttl_hours === undefined || (Number.isInteger(ttl_hours) && ttl_hours > 0),
+      "must be a positive integer",
+    ),
+  );
+}
+
+/** An upload of a prepared file: its size checked, its form fields, a body made afresh for each attempt. */
+function uploadRequest(file: PreparedSource, options: UploadOptions): Request {
+  if (file.size !== undefined && file.size > MAX_ASSET_BYTES) return { issues: [tooLarge(file.size)] };
+  const fields: Record<string, string> = {};
+  if (options.media_type) fields.media_type = options.media_type;
+  if (options.purpose) fields.purpose = options.purpose;
+  if (options.ttl_hours !== undefined) fields.ttl_hours = String(options.ttl_hours);
+  const mimeType = options.mime_type ?? mimeFor(file.filename);
+  return {
+    body: () => multipart(fields, file, mimeType),
+    maxRetries: file.replayable ? undefined : 0,
+    timeoutMs: options.timeoutMs,
+  };
+}
+
+/** Every endpoint of the area, once. An upload is `unsafe` (it makes an asset), and a stream is sent once. */
+const ENDPOINTS = {
+  upload: endpoint("POST /assets", "unsafe", AssetSchema, {
+    action: (file: PreparedSource, _options: UploadOptions) => `upload asset ${file.filename}`,
+    checkAction: "upload asset",
+    request: uploadRequest,
+    reconcile: "Uploading again is harmless apart from a second temporary asset.",
+  }),
+  get: endpoint("GET /assets/{asset_id}", "read", AssetSchema, {
+    action: (asset_id: string) => `read asset ${asset_id}`,
+    request: (asset_id) => ({ segments: { asset_id } }),
+  }),
+};
+
 export class Assets {
   constructor(private readonly transport: Transport) {}
 
@@ -171,51 +217,13 @@ export class Assets {
    * checked against the 100 MB limit before anything is sent; a stream is stopped once it passes it.
    */
   async upload(source: string | Buffer | Readable, options: UploadOptions = {}): Promise<Asset> {
-    const issues: InputIssue[] = [];
-    if (options.media_type !== undefined && !MEDIA_TYPES.includes(options.media_type)) {
-      issues.push({ field: "media_type", reason: `must be one of ${MEDIA_TYPES.join(", ")}` });
-    }
-    if (options.purpose !== undefined && options.purpose !== "temp_input") {
-      issues.push({ field: "purpose", reason: "only temp_input is supported" });
-    }
-    if (options.ttl_hours !== undefined && !(Number.isInteger(options.ttl_hours) && options.ttl_hours > 0)) {
-      issues.push({ field: "ttl_hours", reason: "must be a positive integer" });
-    }
-    if (issues.length > 0) throw inputValidationError(UPLOAD_CTX, issues);
+    const issues = uploadOptionIssues(options);
+    if (issues.length > 0) throw refusal(ENDPOINTS.upload, issues);
     const file = await prepare(source, options.filename);
-    if (file.size !== undefined && file.size > MAX_ASSET_BYTES)
-      throw inputValidationError(UPLOAD_CTX, [tooLarge(file.size)]);
-    const fields: Record<string, string> = {};
-    if (options.media_type) fields.media_type = options.media_type;
-    if (options.purpose) fields.purpose = options.purpose;
-    if (options.ttl_hours !== undefined) fields.ttl_hours = String(options.ttl_hours);
-    const mimeType = options.mime_type ?? mimeFor(file.filename);
-    return this.transport.call(
-      {
-        method: "POST",
-        path: "/assets",
-        body: () => multipart(fields, file, mimeType),
-        safety: "unsafe",
-        action: `upload asset ${file.filename}`,
-        schema: AssetSchema,
-        reconcile: "Uploading again is harmless apart from a second temporary asset.",
-        maxRetries: file.replayable ? undefined : 0,
-        timeoutMs: options.timeoutMs,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.upload, [file, options], options);
   }
 
   get(asset_id: string, options: CallOptions = {}): Promise<Asset> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: `/assets/${encodeURIComponent(asset_id)}`,
-        safety: "read",
-        action: `read asset ${asset_id}`,
-        schema: AssetSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.get, [asset_id], options);
   }
 }

@@ -1,6 +1,7 @@
 /** Catalogues: GPU models, pods (application-market templates) and market images. */
 import { z } from "zod";
-import { paginate, type PaginateOptions } from "./pagination";
+import { endpoint, send, walk } from "./endpoints";
+import type { PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
 import { int, listOf, whenSet } from "./zod-helpers";
 
@@ -74,74 +75,48 @@ export interface MarketImageQuery {
   python_version?: string;
 }
 
+/** Every endpoint of the area, once. */
+const ENDPOINTS = {
+  gpus: endpoint("GET /gpu/list", "read", GpuListSchema, {
+    action: "list GPU models",
+  }),
+  pods: endpoint("GET /pod/list", "read", PodListSchema, {
+    action: "list pods",
+    request: (query: PodQuery) => ({ query: { ...query } }),
+    items: "pod_list",
+  }),
+  marketImages: endpoint("GET /image/market/list", "read", MarketImageListSchema, {
+    action: "list market images",
+    request: (query: MarketImageQuery) => ({ query: { ...query } }),
+    items: "image_list",
+  }),
+};
+
 export class Catalogue {
   constructor(private readonly transport: Transport) {}
 
   gpus(options: CallOptions = {}): Promise<GpuList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/gpu/list",
-        safety: "read",
-        action: "list GPU models",
-        schema: GpuListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.gpus, [], options);
   }
 
   /** Public endpoint: works without an API key. */
   pods(query: PodQuery = {}, options: CallOptions = {}): Promise<PodList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/pod/list",
-        query: { ...query },
-        safety: "read",
-        action: "list pods",
-        schema: PodListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.pods, [query], options);
   }
 
   podsAll(filters: { name?: string } = {}, options: PaginateOptions = {}): AsyncIterable<Pod> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.pods({ ...filters, page, page_size }, options);
-        return { items: res.pod_list, total: res.total };
-      },
-      options,
-      { action: "list pods", method: "GET", path: "/pod/list" },
-    );
+    return walk(this.transport, ENDPOINTS.pods, filters, options);
   }
 
   /** Public endpoint: works without an API key. */
   marketImages(query: MarketImageQuery = {}, options: CallOptions = {}): Promise<MarketImageList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/image/market/list",
-        query: { ...query },
-        safety: "read",
-        action: "list market images",
-        schema: MarketImageListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.marketImages, [query], options);
   }
 
   marketImagesAll(
     filters: { cuda_version?: string; python_version?: string } = {},
     options: PaginateOptions = {},
   ): AsyncIterable<MarketImage> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.marketImages({ ...filters, page, page_size }, options);
-        return { items: res.image_list, total: res.total };
-      },
-      options,
-      { action: "list market images", method: "GET", path: "/image/market/list" },
-    );
+    return walk(this.transport, ENDPOINTS.marketImages, filters, options);
   }
 }

@@ -1,6 +1,7 @@
 /** Personal images: list, delete, and waiting for an image being saved from an instance. */
 import { z } from "zod";
-import { BusinessError, goneCountsAsDone, NotFoundError } from "./errors";
+import { endpoint, send } from "./endpoints";
+import { BusinessError, NotFoundError } from "./errors";
 import type { Instances } from "./instances";
 import type { CallOptions, Transport } from "./transport";
 import { pollUntil, type WaitOptions } from "./waiters";
@@ -48,6 +49,18 @@ function describeProgress(p: SaveProgress): string {
   return parts.join(", ");
 }
 
+/** Every endpoint of the area, once. */
+const ENDPOINTS = {
+  list: endpoint("GET /image/private/list", "read", PersonalImageListSchema, {
+    action: "list personal images",
+  }),
+  delete: endpoint("POST /image/private/delete", "idempotent", NoData, {
+    action: (image_uuid: string) => `delete personal image ${image_uuid}`,
+    request: (image_uuid) => ({ json: { image_uuid } }),
+    goneIsDone: true,
+  }),
+};
+
 export class Images {
   constructor(
     private readonly transport: Transport,
@@ -55,33 +68,12 @@ export class Images {
   ) {}
 
   list(options: CallOptions = {}): Promise<PersonalImageList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/image/private/list",
-        safety: "read",
-        action: "list personal images",
-        schema: PersonalImageListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.list, [], options);
   }
 
   /** Irreversible. An image that is already gone counts as deleted. */
-  async delete(image_uuid: string, options: CallOptions = {}): Promise<void> {
-    await goneCountsAsDone(
-      this.transport.call(
-        {
-          method: "POST",
-          path: "/image/private/delete",
-          json: { image_uuid },
-          safety: "idempotent",
-          action: `delete personal image ${image_uuid}`,
-          schema: NoData,
-        },
-        options,
-      ),
-    );
+  delete(image_uuid: string, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.delete, [image_uuid], options);
   }
 
   /** Poll until the image is saved (save_image_status 2); status 3 throws BusinessError. */
@@ -95,8 +87,8 @@ export class Images {
       {
         description: `${subject} to be saved (save_image_status 2)`,
         action,
-        method: "GET",
-        path: "/image/private/list",
+        method: ENDPOINTS.list.method,
+        path: ENDPOINTS.list.path,
         poll: (call) => this.saveProgress(target, call),
         describeState: describeProgress,
         isDone: (p) => {
@@ -106,8 +98,8 @@ export class Images {
           ) {
             throw new BusinessError({
               action,
-              method: "GET",
-              path: "/image/private/list",
+              method: ENDPOINTS.list.method,
+              path: ENDPOINTS.list.path,
               message: `Could not save ${subject}: the cloud reports save_image_status 3 (upload failed). Delete the failed image if it is listed and save the instance again.`,
             });
           }
@@ -136,8 +128,8 @@ export class Images {
       if (!image) {
         throw new NotFoundError({
           action: `wait for image ${target.image_uuid}`,
-          method: "GET",
-          path: "/image/private/list",
+          method: ENDPOINTS.list.method,
+          path: ENDPOINTS.list.path,
           message: `Could not wait for image ${target.image_uuid}: it is not in your personal image list. Check the uuid; the image may have been deleted.`,
         });
       }

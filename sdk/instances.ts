@@ -1,9 +1,10 @@
 /** Instances: create, list, inspect, rename, power, schedules, idle-close, save as image, destroy. */
 import { z } from "zod";
-import { goneCountsAsDone, inputValidationError, type InputIssue } from "./errors";
-import { paginate, DEFAULT_PAGE_SIZE, type PaginateOptions } from "./pagination";
+import { endpoint, pathOf, send, walk } from "./endpoints";
+import type { InputIssue } from "./errors";
+import type { PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
-import { requireString } from "./validation";
+import { issuesOf, oneOf, required, rule, type Verdict } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
 import { int, listOf, NoData, whenSet } from "./zod-helpers";
 
@@ -125,233 +126,186 @@ const RECONCILE_CREATE =
   "List your instances (client.instances.listAll()) and adopt or destroy any instance you do not recognise before creating again.";
 const RECONCILE_POWER = "Read the instance (client.instances.info) to see its status before trying again.";
 
-function checkGpuNums(issues: InputIssue[], gpuNums: unknown): void {
-  if (!(GPU_NUMS as readonly unknown[]).includes(gpuNums)) {
-    issues.push({
-      field: "gpu_nums",
-      reason: `must be one of ${GPU_NUMS.join(", ")}, got ${JSON.stringify(gpuNums)}`,
-    });
-  }
+function percentRule(field: string, value: unknown): Verdict {
+  const holds =
+    value === undefined || (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 100);
+  return rule(field, holds, `must be an integer from 0 to 100, got ${JSON.stringify(value)}`);
 }
 
-function checkPercent(issues: InputIssue[], field: string, value: unknown): void {
-  if (
-    value !== undefined &&
-    !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 100)
-  ) {
-    issues.push({ field, reason: `must be an integer from 0 to 100, got ${JSON.stringify(value)}` });
-  }
+/** Both create paths: the source's uuid (`pod_uuid` or `image_uuid`), the GPU model and count. */
+function createIssues(
+  sourceField: string,
+  sourceUuid: string,
+  params: CreateByImageParams | CreateByPodParams,
+): InputIssue[] {
+  const { gpu_uuid, gpu_nums } = params;
+  return issuesOf(required(sourceField, sourceUuid), required("gpu_uuid", gpu_uuid), gpuNumsRule(gpu_nums));
 }
+
+function gpuNumsRule(value: unknown): Verdict {
+  return oneOf("gpu_nums", GPU_NUMS, value);
+}
+
+function titleRule(value: unknown): Verdict {
+  const holds = typeof value === "string" && [...value].length <= TITLE_MAX;
+  return rule("title", holds, `must be a string of at most ${TITLE_MAX} characters`);
+}
+
+function idleCloseIssues(params: SetIdleCloseParams): InputIssue[] {
+  return issuesOf(
+    required("instance_uuid", params.instance_uuid),
+    oneOf("idle_period_minutes", IDLE_PERIODS, params.idle_period_minutes),
+    percentRule("idle_gpu_threshold", params.idle_gpu_threshold),
+    percentRule("idle_fb_threshold", params.idle_fb_threshold),
+  );
+}
+
+function timerIssues({ enable, shutdown_time }: ShutdownTimerParams): InputIssue[] {
+  return issuesOf(
+    rule("enable", typeof enable === "boolean", "must be a boolean"),
+    rule(
+      "shutdown_time",
+      Number.isInteger(shutdown_time) && shutdown_time >= 0,
+      "must be Unix seconds (a non-negative integer)",
+    ),
+  );
+}
+
+/** Every endpoint of the area, once. Creates and power calls are `unsafe`: sent once, never resent. */
+const ENDPOINTS = {
+  createByPod: endpoint("POST /instance/create_by_pod", "unsafe", InstanceSchema, {
+    action: (p: CreateByPodParams) => `create instance from pod ${p.pod_uuid}`,
+    checkAction: "create instance from pod",
+    request: (p) => ({ issues: createIssues("pod_uuid", p.pod_uuid, p), json: p }),
+    reconcile: RECONCILE_CREATE,
+  }),
+  createByImage: endpoint("POST /instance/create_by_image", "unsafe", InstanceSchema, {
+    action: (p: CreateByImageParams) => `create instance from image ${p.image_uuid}`,
+    checkAction: "create instance from image",
+    request: (p) => ({ issues: createIssues("image_uuid", p.image_uuid, p), json: p }),
+    reconcile: RECONCILE_CREATE,
+  }),
+  list: endpoint("GET /instance/list", "read", InstanceListSchema, {
+    action: "list instances",
+    request: ({ page, page_size }: { page?: number; page_size?: number }) => ({ query: { page, page_size } }),
+    items: "instance_list",
+  }),
+  info: endpoint("GET /instance/info", "read", InstanceSchema, {
+    action: (instance_uuid: string) => `read instance ${instance_uuid}`,
+    request: (instance_uuid) => ({ query: { instance_uuid } }),
+  }),
+  updateTitle: endpoint("POST /instance/update_title", "idempotent", NoData, {
+    action: (instance_uuid: string, _title: string) => `rename instance ${instance_uuid}`,
+    request: (instance_uuid, title) => ({
+      issues: issuesOf(titleRule(title)),
+      json: { instance_uuid, title },
+    }),
+  }),
+  destroy: endpoint("POST /instance/destroy", "idempotent", NoData, {
+    action: (instance_uuid: string) => `destroy instance ${instance_uuid}`,
+    request: (instance_uuid) => ({ json: { instance_uuid } }),
+    goneIsDone: true,
+  }),
+  setIdleClose: endpoint("POST /instance/set_idle_close", "idempotent", NoData, {
+    action: (p: SetIdleCloseParams) => `set idle-close on instance ${p.instance_uuid}`,
+    request: (p) => ({ issues: idleCloseIssues(p), json: p }),
+  }),
+  startup: endpoint("POST /instance/startup", "unsafe", NoData, {
+    action: (instance_uuid: string, _params: StartupParams) => `start instance ${instance_uuid}`,
+    request: (instance_uuid, params) => ({
+      issues: params.gpu_nums === undefined ? [] : issuesOf(gpuNumsRule(params.gpu_nums)),
+      json: { instance_uuid, ...params },
+    }),
+    reconcile: RECONCILE_POWER,
+  }),
+  shutdown: endpoint("POST /instance/shutdown", "unsafe", NoData, {
+    action: (instance_uuid: string) => `shut down instance ${instance_uuid}`,
+    request: (instance_uuid) => ({ json: { instance_uuid } }),
+    reconcile: RECONCILE_POWER,
+  }),
+  restart: endpoint("POST /instance/restart", "unsafe", NoData, {
+    action: (instance_uuid: string) => `restart instance ${instance_uuid}`,
+    request: (instance_uuid) => ({ json: { instance_uuid } }),
+    reconcile: RECONCILE_POWER,
+  }),
+  shutdownTimer: endpoint("POST /instance/shutdown_timer", "idempotent", NoData, {
+    action: (instance_uuid: string, _params: ShutdownTimerParams) =>
+      `schedule shutdown of instance ${instance_uuid}`,
+    request: (instance_uuid, params) => ({ issues: timerIssues(params), json: { instance_uuid, ...params } }),
+  }),
+  saveImage: endpoint("POST /instance/save_image", "unsafe", NoData, {
+    action: (instance_uuid: string) => `save instance ${instance_uuid} as an image`,
+    request: (instance_uuid) => ({ json: { instance_uuid } }),
+    reconcile:
+      "List your personal images (client.images.list) and read the instance's save_image_status before saving again.",
+  }),
+};
 
 export class Instances {
   constructor(private readonly transport: Transport) {}
 
-  private ensure(action: string, path: string, issues: InputIssue[]): void {
-    if (issues.length > 0) throw inputValidationError({ action, method: "POST", path }, issues);
-  }
-
   /** create_by_pod. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
   createByPod(params: CreateByPodParams, options: CallOptions = {}): Promise<Instance> {
-    return this.create("pod", params.pod_uuid, params, options);
+    return send(this.transport, ENDPOINTS.createByPod, [params], options);
   }
 
   /** create_by_image. Never retried once sent: a lost answer becomes OutcomeUnknownError. */
   createByImage(params: CreateByImageParams, options: CallOptions = {}): Promise<Instance> {
-    return this.create("image", params.image_uuid, params, options);
-  }
-
-  /** Both create paths: checked before sending, sent once (`unsafe`), a lost answer reconciled by the caller. */
-  private async create(
-    source: "pod" | "image",
-    sourceUuid: string,
-    params: CreateByPodParams | CreateByImageParams,
-    options: CallOptions,
-  ): Promise<Instance> {
-    const path = `/instance/create_by_${source}`;
-    const issues: InputIssue[] = [];
-    requireString(issues, `${source}_uuid`, sourceUuid);
-    requireString(issues, "gpu_uuid", params.gpu_uuid);
-    checkGpuNums(issues, params.gpu_nums);
-    this.ensure(`create instance from ${source}`, path, issues);
-    return this.transport.call(
-      {
-        method: "POST",
-        path,
-        json: params,
-        safety: "unsafe",
-        action: `create instance from ${source} ${sourceUuid}`,
-        schema: InstanceSchema,
-        reconcile: RECONCILE_CREATE,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.createByImage, [params], options);
   }
 
   list(params: { page?: number; page_size?: number } = {}, options: CallOptions = {}): Promise<InstanceList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/instance/list",
-        query: { page: params.page, page_size: params.page_size },
-        safety: "read",
-        action: "list instances",
-        schema: InstanceListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.list, [params], options);
   }
 
   listAll(options: PaginateOptions = {}): AsyncIterable<Instance> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.list({ page, page_size }, options);
-        return { items: res.instance_list, total: res.total };
-      },
-      { pageSize: DEFAULT_PAGE_SIZE, ...options },
-      { action: "list instances", method: "GET", path: "/instance/list" },
-    );
+    return walk(this.transport, ENDPOINTS.list, {}, options);
   }
 
   /** NotFoundError when the instance is gone or belongs to another user. */
   info(instance_uuid: string, options: CallOptions = {}): Promise<Instance> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/instance/info",
-        query: { instance_uuid },
-        safety: "read",
-        action: `read instance ${instance_uuid}`,
-        schema: InstanceSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.info, [instance_uuid], options);
   }
 
-  async updateTitle(instance_uuid: string, title: string, options: CallOptions = {}): Promise<void> {
-    if (typeof title !== "string" || [...title].length > TITLE_MAX) {
-      this.ensure(`rename instance ${instance_uuid}`, "/instance/update_title", [
-        { field: "title", reason: `must be a string of at most ${TITLE_MAX} characters` },
-      ]);
-    }
-    await this.transport.call(
-      {
-        method: "POST",
-        path: "/instance/update_title",
-        json: { instance_uuid, title },
-        safety: "idempotent",
-        action: `rename instance ${instance_uuid}`,
-        schema: NoData,
-      },
-      options,
-    );
+  updateTitle(instance_uuid: string, title: string, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.updateTitle, [instance_uuid, title], options);
   }
 
   /** Irreversible. An instance that is already gone counts as destroyed. */
-  async destroy(instance_uuid: string, options: CallOptions = {}): Promise<void> {
-    await goneCountsAsDone(
-      this.transport.call(
-        {
-          method: "POST",
-          path: "/instance/destroy",
-          json: { instance_uuid },
-          safety: "idempotent",
-          action: `destroy instance ${instance_uuid}`,
-          schema: NoData,
-        },
-        options,
-      ),
-    );
+  destroy(instance_uuid: string, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.destroy, [instance_uuid], options);
   }
 
-  async setIdleClose(params: SetIdleCloseParams, options: CallOptions = {}): Promise<void> {
-    const issues: InputIssue[] = [];
-    requireString(issues, "instance_uuid", params.instance_uuid);
-    if (!(IDLE_PERIODS as readonly unknown[]).includes(params.idle_period_minutes)) {
-      issues.push({
-        field: "idle_period_minutes",
-        reason: `must be one of ${IDLE_PERIODS.join(", ")}, got ${JSON.stringify(params.idle_period_minutes)}`,
-      });
-    }
-    checkPercent(issues, "idle_gpu_threshold", params.idle_gpu_threshold);
-    checkPercent(issues, "idle_fb_threshold", params.idle_fb_threshold);
-    this.ensure(`set idle-close on instance ${params.instance_uuid}`, "/instance/set_idle_close", issues);
-    await this.transport.call(
-      {
-        method: "POST",
-        path: "/instance/set_idle_close",
-        json: params,
-        safety: "idempotent",
-        action: `set idle-close on instance ${params.instance_uuid}`,
-        schema: NoData,
-      },
-      options,
-    );
+  setIdleClose(params: SetIdleCloseParams, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.setIdleClose, [params], options);
   }
 
   // docs/design/live-service-notes.md#power-and-schedule-calls
   /** Start a shut-down instance, optionally on another GPU. */
-  async startup(instance_uuid: string, params: StartupParams = {}, options: CallOptions = {}): Promise<void> {
-    if (params.gpu_nums !== undefined) {
-      const issues: InputIssue[] = [];
-      checkGpuNums(issues, params.gpu_nums);
-      this.ensure(`start instance ${instance_uuid}`, "/instance/startup", issues);
-    }
-    await this.power(
-      "/instance/startup",
-      `start instance ${instance_uuid}`,
-      { instance_uuid, ...params },
-      options,
-    );
+  startup(instance_uuid: string, params: StartupParams = {}, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.startup, [instance_uuid, params], options);
   }
 
-  async shutdown(instance_uuid: string, options: CallOptions = {}): Promise<void> {
-    await this.power("/instance/shutdown", `shut down instance ${instance_uuid}`, { instance_uuid }, options);
+  shutdown(instance_uuid: string, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.shutdown, [instance_uuid], options);
   }
 
-  async restart(instance_uuid: string, options: CallOptions = {}): Promise<void> {
-    await this.power("/instance/restart", `restart instance ${instance_uuid}`, { instance_uuid }, options);
+  restart(instance_uuid: string, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.restart, [instance_uuid], options);
   }
 
   /** Schedule (or with enable=false / shutdown_time=0, cancel) a shutdown. Repeating it is harmless. */
-  async shutdownTimer(
+  shutdownTimer(
     instance_uuid: string,
     params: ShutdownTimerParams,
     options: CallOptions = {},
   ): Promise<void> {
-    const issues: InputIssue[] = [];
-    if (typeof params.enable !== "boolean") issues.push({ field: "enable", reason: "must be a boolean" });
-    if (!Number.isInteger(params.shutdown_time) || params.shutdown_time < 0) {
-      issues.push({ field: "shutdown_time", reason: "must be Unix seconds (a non-negative integer)" });
-    }
-    this.ensure(`schedule shutdown of instance ${instance_uuid}`, "/instance/shutdown_timer", issues);
-    await this.transport.call(
-      {
-        method: "POST",
-        path: "/instance/shutdown_timer",
-        json: { instance_uuid, ...params },
-        safety: "idempotent",
-        action: `schedule shutdown of instance ${instance_uuid}`,
-        schema: NoData,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.shutdownTimer, [instance_uuid, params], options);
   }
 
   /** Start saving the instance as a personal image; follow it with client.images.waitForSaved. */
-  async saveImage(instance_uuid: string, options: CallOptions = {}): Promise<void> {
-    await this.transport.call(
-      {
-        method: "POST",
-        path: "/instance/save_image",
-        json: { instance_uuid },
-        safety: "unsafe",
-        action: `save instance ${instance_uuid} as an image`,
-        schema: NoData,
-        reconcile:
-          "List your personal images (client.images.list) and read the instance's save_image_status before saving again.",
-      },
-      options,
-    );
+  saveImage(instance_uuid: string, options: CallOptions = {}): Promise<void> {
+    return send(this.transport, ENDPOINTS.saveImage, [instance_uuid], options);
   }
 
   /** Poll /instance/info until the status is one of `statuses`. */
@@ -361,31 +315,11 @@ export class Instances {
       {
         description: `instance ${instance_uuid} to reach status ${wanted}`,
         action: `wait for instance ${instance_uuid}`,
-        method: "GET",
-        path: `/instance/info?instance_uuid=${instance_uuid}`,
+        method: ENDPOINTS.info.method,
+        path: pathOf(ENDPOINTS.info, [instance_uuid]),
         poll: (call) => this.info(instance_uuid, call),
         describeState: (i) => `status ${i.status} (${instanceStatusName(i.status)})`,
         isDone: (i) => statuses.includes(i.status),
-      },
-      options,
-    );
-  }
-
-  private async power(
-    path: string,
-    action: string,
-    body: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<void> {
-    await this.transport.call(
-      {
-        method: "POST",
-        path,
-        json: body,
-        safety: "unsafe",
-        action,
-        schema: NoData,
-        reconcile: RECONCILE_POWER,
       },
       options,
     );

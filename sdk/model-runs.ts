@@ -1,9 +1,10 @@
 /** External video-model runs: submit, list, cancel, events, waiting for a terminal status. */
 import { z } from "zod";
-import { inputValidationError, NotFoundError, type InputIssue } from "./errors";
-import { paginate, type PaginateOptions } from "./pagination";
+import { endpoint, refusal, send, walk, type Request } from "./endpoints";
+import { NotFoundError } from "./errors";
+import type { PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
-import { checkModelRunInputs, idempotencyKeyIssues } from "./validation";
+import { checkModelRunInputs, idempotencyKey, issuesOf } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
 import { decimal, int, listOf, runStatus, whenSet, withRunStatus } from "./zod-helpers";
 
@@ -74,7 +75,35 @@ export interface ModelRunListQuery {
   page_size?: number;
 }
 
-const SUBMIT_CTX = { action: "submit a model run", method: "POST", path: "/model-runs/videos" };
+/** A submit's request: its inputs checked (labels normalised as they are sent) and its idempotency key. */
+function submitRequest(params: ModelRunSubmitParams): Request {
+  const checked = checkModelRunInputs(params.inputs);
+  const issues = issuesOf(idempotencyKey(params.idempotency_key), checked.issues);
+  return { issues, json: { ...params, inputs: checked.inputs } };
+}
+
+/** Every endpoint of the area, once. A submit is `keyed`: resent with its idempotency key, it replays. */
+const ENDPOINTS = {
+  submit: endpoint("POST /model-runs/videos", "keyed", ModelRunSchema, {
+    action: (params: ModelRunSubmitParams) => `submit a ${params.inputs.model} model run`,
+    checkAction: "submit a model run",
+    request: submitRequest,
+  }),
+  list: endpoint("GET /model-runs/list", "read", ModelRunListSchema, {
+    action: "list model runs",
+    request: (query: ModelRunListQuery) => ({ query: { ...withRunStatus(query) } }),
+    items: "items",
+    maxPageSize: MODEL_RUN_MAX_PAGE_SIZE,
+  }),
+  cancel: endpoint("POST /model-runs/cancel", "idempotent", ModelRunSchema, {
+    action: (run_id: string) => `cancel model run ${run_id}`,
+    request: (run_id) => ({ json: { run_id } }),
+  }),
+  events: endpoint("GET /model-runs/events", "read", ModelRunEventsSchema, {
+    action: (run_id: string) => `read events of model run ${run_id}`,
+    request: (run_id) => ({ query: { run_id } }),
+  }),
+};
 
 export class ModelRuns {
   constructor(private readonly transport: Transport) {}
@@ -82,83 +111,30 @@ export class ModelRuns {
   /** Checks inputs; returns them with labels normalised, or throws InputValidationError. */
   validateInputs(inputs: unknown): ModelRunInputs {
     const checked = checkModelRunInputs(inputs);
-    if (checked.issues.length > 0) throw inputValidationError(SUBMIT_CTX, checked.issues);
+    if (checked.issues.length > 0) throw refusal(ENDPOINTS.submit, checked.issues);
     return checked.inputs as ModelRunInputs;
   }
 
   /** Submit a video task. Retried with the same idempotency_key, so a retry returns the same task. */
-  async submit(params: ModelRunSubmitParams, options: CallOptions = {}): Promise<ModelRun> {
-    const checked = checkModelRunInputs(params.inputs);
-    const issues: InputIssue[] = [...idempotencyKeyIssues(params.idempotency_key), ...checked.issues];
-    if (issues.length > 0) throw inputValidationError(SUBMIT_CTX, issues);
-    return this.transport.call(
-      {
-        method: "POST",
-        path: "/model-runs/videos",
-        json: { ...params, inputs: checked.inputs },
-        safety: "keyed",
-        action: `submit a ${params.inputs.model} model run`,
-        schema: ModelRunSchema,
-      },
-      options,
-    );
+  submit(params: ModelRunSubmitParams, options: CallOptions = {}): Promise<ModelRun> {
+    return send(this.transport, ENDPOINTS.submit, [params], options);
   }
 
   list(query: ModelRunListQuery = {}, options: CallOptions = {}): Promise<ModelRunList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/model-runs/list",
-        query: { ...withRunStatus(query) },
-        safety: "read",
-        action: "list model runs",
-        schema: ModelRunListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.list, [query], options);
   }
 
   listAll(filters: { status?: string } = {}, options: PaginateOptions = {}): AsyncIterable<ModelRun> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.list({ ...filters, page, page_size }, options);
-        return { items: res.items, total: res.total };
-      },
-      {
-        ...options,
-        pageSize: Math.min(options.pageSize ?? MODEL_RUN_MAX_PAGE_SIZE, MODEL_RUN_MAX_PAGE_SIZE),
-      },
-      { action: "list model runs", method: "GET", path: "/model-runs/list" },
-    );
+    return walk(this.transport, ENDPOINTS.list, filters, options);
   }
 
   /** Cancel a run; a run that already completed comes back completed. Safe to repeat. */
   cancel(run_id: string, options: CallOptions = {}): Promise<ModelRun> {
-    return this.transport.call(
-      {
-        method: "POST",
-        path: "/model-runs/cancel",
-        json: { run_id },
-        safety: "idempotent",
-        action: `cancel model run ${run_id}`,
-        schema: ModelRunSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.cancel, [run_id], options);
   }
 
   events(run_id: string, options: CallOptions = {}): Promise<ModelRunEvents> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/model-runs/events",
-        query: { run_id },
-        safety: "read",
-        action: `read events of model run ${run_id}`,
-        schema: ModelRunEventsSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.events, [run_id], options);
   }
 
   /**
@@ -169,11 +145,12 @@ export class ModelRuns {
     for await (const run of this.listAll({}, options)) {
       if (run.run_id === run_id) return run;
     }
+    const { method, path } = ENDPOINTS.list;
     throw new NotFoundError({
       action: `read model run ${run_id}`,
-      method: "GET",
-      path: "/model-runs/list",
-      message: `Could not read model run ${run_id}: no page of /model-runs/list holds it. Check the run_id; runs are scoped to the API key that submitted them.`,
+      method,
+      path,
+      message: `Could not read model run ${run_id}: no page of ${path} holds it. Check the run_id; runs are scoped to the API key that submitted them.`,
     });
   }
 
@@ -183,8 +160,8 @@ export class ModelRuns {
       {
         description: `model run ${run_id} to finish (completed, failed or cancelled)`,
         action: `wait for model run ${run_id}`,
-        method: "GET",
-        path: "/model-runs/list",
+        method: ENDPOINTS.list.method,
+        path: ENDPOINTS.list.path,
         poll: (call) => this.get(run_id, call),
         describeState: (r) => `status ${r.status}`,
         isDone: (r) => (TERMINAL_MODEL_RUN_STATUSES as readonly string[]).includes(r.status),

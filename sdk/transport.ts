@@ -173,7 +173,7 @@ function describeError(err: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-function buildPath(path: string, query: Query | undefined): string {
+export function buildPath(path: string, query: Query | undefined): string {
   if (!query) return path;
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) params.append(k, String(v));

@@ -54,10 +54,28 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Adds an issue unless `value` is a non-empty string. */
-export function requireString(issues: InputIssue[], field: string, value: unknown): void {
-  if (typeof value !== "string" || value.trim() === "")
-    issues.push({ field, reason: "is required (a non-empty string)" });
+/** One rule's verdict on one input: its issue, or undefined when the input keeps the rule. */
+export type Verdict = InputIssue | undefined;
+
+/** The issues among a request's verdicts (and lists of issues found elsewhere), in order. */
+export function issuesOf(...verdicts: (Verdict | InputIssue[])[]): InputIssue[] {
+  return verdicts.flatMap((verdict) => verdict ?? []);
+}
+
+export function rule(field: string, holds: boolean, reason: string): Verdict {
+  return holds ? undefined : { field, reason };
+}
+
+export function required(field: string, value: unknown): Verdict {
+  return rule(field, typeof value === "string" && value.trim() !== "", "is required (a non-empty string)");
+}
+
+export function oneOf(field: string, allowed: readonly unknown[], value: unknown): Verdict {
+  return rule(
+    field,
+    allowed.includes(value),
+    `must be one of ${allowed.join(", ")}, got ${JSON.stringify(value)}`,
+  );
 }
 
 /** A value for a message: as JSON, escaped and cut (a manifest's values are the server's text). */
@@ -260,7 +278,7 @@ export function checkModelRunInputs(inputs: unknown): CheckedInputs {
   const media = new MediaChecker();
   const issues = media.issues;
   const out: Record<string, unknown> = { ...inputs };
-  for (const name of ["model", "prompt"]) requireString(issues, `inputs.${name}`, inputs[name]);
+  issues.push(...issuesOf(required("inputs.model", inputs.model), required("inputs.prompt", inputs.prompt)));
   const category = inputs.generation_category;
   if (category !== undefined && typeof category !== "string") {
     issues.push({ field: "inputs.generation_category", reason: "must be a string" });
@@ -298,14 +316,12 @@ export function checkModelRunInputs(inputs: unknown): CheckedInputs {
   return { issues, inputs: out };
 }
 
-/** Checks an idempotency key: required on workflow and model-run submits. */
-export function idempotencyKeyIssues(key: unknown): InputIssue[] {
-  return typeof key === "string" && key.trim() !== ""
-    ? []
-    : [
-        {
-          field: "idempotency_key",
-          reason: "is required (a non-empty string, unique per business call; reuse it when retrying)",
-        },
-      ];
+/** An idempotency key: required on workflow and model-run submits. */
+export function idempotencyKey(key: unknown): Verdict {
+  const holds = typeof key === "string" && key.trim() !== "";
+  return rule(
+    "idempotency_key",
+    holds,
+    "is required (a non-empty string, unique per business call; reuse it when retrying)",
+  );
 }

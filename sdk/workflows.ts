@@ -1,9 +1,9 @@
 /** Workflows: the market, a workflow's detail and manifest, run submission, run records, execution. */
 import { z } from "zod";
-import { inputValidationError, type InputIssue } from "./errors";
-import { paginate, type PaginateOptions } from "./pagination";
+import { endpoint, pathOf, refusal, send, walk, type Request } from "./endpoints";
+import type { PaginateOptions } from "./pagination";
 import type { CallOptions, Transport } from "./transport";
-import { checkWorkflowInputs, idempotencyKeyIssues, requireString } from "./validation";
+import { checkWorkflowInputs, idempotencyKey, issuesOf, required, rule } from "./validation";
 import { pollUntil, type WaitOptions } from "./waiters";
 import { decimal, int, listOf, runStatus, whenSet, withRunStatus } from "./zod-helpers";
 
@@ -208,49 +208,75 @@ export interface SubmitOptions extends CallOptions {
   detail?: WorkflowDetail;
 }
 
+/**
+ * A submit's request: its inputs checked against the workflow's manifest when the detail is given (labels
+ * normalised as they are sent), and the external-cost consent that detail may require.
+ */
+function submitRequest(params: SubmitParams, detail: WorkflowDetail | undefined): Request {
+  const checked = detail && checkWorkflowInputs(detail.editable_parameter_manifest, params.inputs);
+  const consented = !detail?.may_incur_external_model_cost || params.accept_external_cost_risk === true;
+  const issues = issuesOf(
+    idempotencyKey(params.idempotency_key),
+    required("workflow_id", params.workflow_id),
+    checked?.issues,
+    rule("accept_external_cost_risk", consented, EXTERNAL_COST_CONSENT),
+  );
+  return { issues, json: { ...params, inputs: checked ? checked.inputs : params.inputs } };
+}
+
+const EXTERNAL_COST_CONSENT =
+  "must be true: this workflow may incur external model cost (see external_cost_notice)";
+
+/** Every endpoint of the area, once. A submit is `keyed`: resent with its idempotency key, it replays. */
+const ENDPOINTS = {
+  marketList: endpoint("GET /workflow/market/list", "read", MarketWorkflowListSchema, {
+    action: "list market workflows",
+    request: (query: MarketQuery) => ({ query: { ...query } }),
+    items: "items",
+  }),
+  info: endpoint("GET /workflow/market/info", "read", WorkflowDetailSchema, {
+    action: (workflow_id: string) => `read workflow ${workflow_id}`,
+    request: (workflow_id) => ({ query: { workflow_id } }),
+  }),
+  submit: endpoint("POST /workflow/run/submit", "keyed", SubmitResultSchema, {
+    action: (params: SubmitParams, _detail?: WorkflowDetail) => submitAction(params.workflow_id),
+    request: submitRequest,
+  }),
+  runInfo: endpoint("GET /workflow/run/info", "read", RunOrderSchema, {
+    action: (run_order_id: string) => `read workflow run ${run_order_id}`,
+    request: (run_order_id) => ({ query: { run_order_id } }),
+  }),
+  runList: endpoint("GET /workflow/run/list", "read", RunListSchema, {
+    action: "list workflow runs",
+    request: (query: RunListQuery) => ({ query: { ...withRunStatus(query) } }),
+    items: "items",
+  }),
+  execution: endpoint("GET /workflow/run/execution", "read", ExecutionSchema, {
+    action: (run_order_id: string) => `read execution of workflow run ${run_order_id}`,
+    request: (run_order_id) => ({ query: { run_order_id } }),
+  }),
+};
+
+function submitAction(workflow_id: string): string {
+  return `submit a run of workflow ${workflow_id}`;
+}
+
 export class Workflows {
   constructor(private readonly transport: Transport) {}
 
   marketList(query: MarketQuery = {}, options: CallOptions = {}): Promise<MarketWorkflowList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/workflow/market/list",
-        query: { ...query },
-        safety: "read",
-        action: "list market workflows",
-        schema: MarketWorkflowListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.marketList, [query], options);
   }
 
   marketListAll(
     filters: Omit<MarketQuery, "page" | "page_size"> = {},
     options: PaginateOptions = {},
   ): AsyncIterable<MarketWorkflow> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.marketList({ ...filters, page, page_size }, options);
-        return { items: res.items, total: res.total };
-      },
-      options,
-      { action: "list market workflows", method: "GET", path: "/workflow/market/list" },
-    );
+    return walk(this.transport, ENDPOINTS.marketList, filters, options);
   }
 
   info(workflow_id: string, options: CallOptions = {}): Promise<WorkflowDetail> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/workflow/market/info",
-        query: { workflow_id },
-        safety: "read",
-        action: `read workflow ${workflow_id}`,
-        schema: WorkflowDetailSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.info, [workflow_id], options);
   }
 
   /**
@@ -262,105 +288,33 @@ export class Workflows {
     inputs: Record<string, unknown> | undefined,
   ): Record<string, unknown> {
     const checked = checkWorkflowInputs(detail.editable_parameter_manifest, inputs);
-    if (checked.issues.length > 0) {
-      throw inputValidationError(
-        {
-          action: `submit a run of workflow ${detail.workflow_id}`,
-          method: "POST",
-          path: "/workflow/run/submit",
-        },
-        checked.issues,
-      );
-    }
+    if (checked.issues.length > 0)
+      throw refusal(ENDPOINTS.submit, checked.issues, submitAction(detail.workflow_id));
     return checked.inputs;
   }
 
   /** Submit a run. Retried with the same idempotency_key, so a retry replays rather than duplicates. */
-  async submit(params: SubmitParams, options: SubmitOptions = {}): Promise<SubmitResult> {
-    const action = `submit a run of workflow ${params.workflow_id}`;
-    const issues: InputIssue[] = [...idempotencyKeyIssues(params.idempotency_key)];
-    requireString(issues, "workflow_id", params.workflow_id);
-    let inputs = params.inputs;
-    if (options.detail) {
-      const checked = checkWorkflowInputs(options.detail.editable_parameter_manifest, inputs);
-      issues.push(...checked.issues);
-      inputs = checked.inputs;
-      if (options.detail.may_incur_external_model_cost && params.accept_external_cost_risk !== true) {
-        issues.push({
-          field: "accept_external_cost_risk",
-          reason: "must be true: this workflow may incur external model cost (see external_cost_notice)",
-        });
-      }
-    }
-    if (issues.length > 0)
-      throw inputValidationError({ action, method: "POST", path: "/workflow/run/submit" }, issues);
-    return this.transport.call(
-      {
-        method: "POST",
-        path: "/workflow/run/submit",
-        json: { ...params, inputs },
-        safety: "keyed",
-        action,
-        schema: SubmitResultSchema,
-      },
-      options,
-    );
+  submit(params: SubmitParams, options: SubmitOptions = {}): Promise<SubmitResult> {
+    return send(this.transport, ENDPOINTS.submit, [params, options.detail], options);
   }
 
   runInfo(run_order_id: string, options: CallOptions = {}): Promise<RunOrder> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/workflow/run/info",
-        query: { run_order_id },
-        safety: "read",
-        action: `read workflow run ${run_order_id}`,
-        schema: RunOrderSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.runInfo, [run_order_id], options);
   }
 
   runList(query: RunListQuery = {}, options: CallOptions = {}): Promise<RunList> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/workflow/run/list",
-        query: { ...withRunStatus(query) },
-        safety: "read",
-        action: "list workflow runs",
-        schema: RunListSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.runList, [query], options);
   }
 
   runListAll(
     filters: { workflow_id?: string; status?: string } = {},
     options: PaginateOptions = {},
   ): AsyncIterable<RunListItem> {
-    return paginate(
-      async (page, page_size) => {
-        const res = await this.runList({ ...filters, page, page_size }, options);
-        return { items: res.items, total: res.total };
-      },
-      options,
-      { action: "list workflow runs", method: "GET", path: "/workflow/run/list" },
-    );
+    return walk(this.transport, ENDPOINTS.runList, filters, options);
   }
 
   execution(run_order_id: string, options: CallOptions = {}): Promise<Execution> {
-    return this.transport.call(
-      {
-        method: "GET",
-        path: "/workflow/run/execution",
-        query: { run_order_id },
-        safety: "read",
-        action: `read execution of workflow run ${run_order_id}`,
-        schema: ExecutionSchema,
-      },
-      options,
-    );
+    return send(this.transport, ENDPOINTS.execution, [run_order_id], options);
   }
 
   /** Poll run info until run_status is terminal (succeeded, failed, cancelled); returns the run. */
@@ -369,8 +323,8 @@ export class Workflows {
       {
         description: `workflow run ${run_order_id} to finish (succeeded, failed or cancelled)`,
         action: `wait for workflow run ${run_order_id}`,
-        method: "GET",
-        path: `/workflow/run/info?run_order_id=${run_order_id}`,
+        method: ENDPOINTS.runInfo.method,
+        path: pathOf(ENDPOINTS.runInfo, [run_order_id]),
         poll: (call) => this.runInfo(run_order_id, call),
         describeState: (r) => `run_status ${r.run_status}`,
         isDone: (r) => (TERMINAL_RUN_STATUSES as readonly string[]).includes(r.run_status),

@@ -22,7 +22,8 @@ export function whenSet<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => (value === null ? undefined : value), schema.optional()).optional();
 }
 
-export const NoData = z.unknown();
+/** The data of an answer that carries none the SDK uses: read as nothing. */
+export const NoData = z.unknown().transform(() => undefined);
 
 /**
  * Run statuses as the SDK reports them. Public clients of the live service also meet the spelling

@@ -82,6 +82,14 @@ describe("assets", () => {
     await expect(client.assets.upload(join(dir, "missing.png"))).rejects.toBeInstanceOf(InputValidationError);
   });
 
+  it("sends an asset id as one encoded path segment, so it cannot name another endpoint", async () => {
+    const before = cloud.events.length;
+    const sneaky = client.assets.get("asset_x/../../instance/list?page=1");
+    await expect(sneaky).rejects.toBeInstanceOf(NotFoundError);
+    const paths = cloud.events.slice(before).map((e) => e.path);
+    expect(paths).toEqual(["/assets/asset_x%2F..%2F..%2Finstance%2Flist%3Fpage%3D1"]);
+  });
+
   it("reads an unknown asset as NotFoundError", async () => {
     await expect(client.assets.get("asset_doesnotexist")).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -125,6 +125,14 @@ export function countCalls(log: LoggedRequest[], path: string, method = "POST"):
   return log.filter((r) => r.method === method && r.path.split("?")[0].endsWith(path)).length;
 }
 
+/**
+ * Resolves once a client of this cloud has had an answer from `path` (relative to the API base): for a
+ * step that must reach the cloud before its clock moves, however slowly a loaded machine sends it.
+ */
+export async function answered(cloud: Cloud, path: string): Promise<void> {
+  while (!cloud.events.some((e) => e.path === path && e.status !== undefined)) await tick(5);
+}
+
 /** Lets a waiter take its first poll before the clock moves. */
 export function tick(ms = 30): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 import { collect, NotFoundError, type GpuCloudClient } from "pulumi-gpucloud/sdk";
-import { startCloud, tick, type Cloud } from "./harness";
+import { answered, startCloud, type Cloud } from "./harness";
 
 let cloud: Cloud;
 let client: GpuCloudClient;
@@ -30,7 +30,7 @@ describe("personal images", () => {
     const instance_uuid = await runningInstance();
     const before = (await client.images.list()).image_list.length;
     const saving = client.images.saveFromInstance(instance_uuid, fast);
-    await tick(60);
+    await answered(cloud, "/instance/save_image");
     expect((await client.instances.info(instance_uuid)).save_image_status).toBe(1);
     await cloud.advance(120);
     const image = await saving;
@@ -49,7 +49,7 @@ describe("personal images", () => {
   it("creates an instance from a saved personal image", async () => {
     const instance_uuid = await runningInstance();
     const saving = client.images.saveFromInstance(instance_uuid, fast);
-    await tick(60);
+    await answered(cloud, "/instance/save_image");
     await cloud.advance(120);
     const image = await saving;
     const gpu = (await client.catalogue.gpus()).gpu_list.find((g) => g.gpu_name === "5090")!;

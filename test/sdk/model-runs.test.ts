@@ -60,6 +60,13 @@ describe("model runs", () => {
     expect(await collect(client.modelRuns.listAll({ status: "completed" }))).toHaveLength(0);
   });
 
+  it("walks its list in pages of at most 100, the largest the API serves, whatever page size is asked", async () => {
+    await client.modelRuns.submit({ idempotency_key: "mr-page", inputs });
+    expect(await collect(client.modelRuns.listAll({}, { pageSize: 500 }))).toHaveLength(1);
+    const listed = cloud.events.filter((e) => e.path.startsWith("/model-runs/list"));
+    expect(listed.map((e) => e.path)).toEqual(["/model-runs/list?page=1&page_size=100"]);
+  });
+
   it("checks frames per generation category before sending", async () => {
     await cloud.clearRequests();
     const err = await client.modelRuns
