@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { AccountRoom } from "./account/routes";
 import { AssetsRoom } from "./assets/routes";
 import { CatalogueRoom } from "./catalogue/routes";
+import { CATALOGUE_SEED } from "./catalogue/seed";
 import { CatalogueStore } from "./catalogue/store";
 import { answerConsoleRefusal, consoleAreaOf, registerConsole } from "./console/routes";
 import { AccessGuard, type Area, isLoopbackAddress } from "./core/access";
@@ -19,19 +20,21 @@ import { StateFile, StateFileError } from "./core/persistence";
 import { RateLimiter } from "./core/ratelimit";
 import { type LoggedRequest, RequestLog } from "./core/requestlog";
 import type { Room, RoomContext } from "./core/room";
-import { BUILT_IN_SEED, loadSeedFile, type Seed } from "./core/seed-file";
+import { loadSeed } from "./core/seed-file";
 import { exportState, importState, serializeState, type StateHolders } from "./core/state";
 import { StateProblem } from "./core/state-schema";
 import { Wallet } from "./core/wallet";
 import { ImagesRoom } from "./images/routes";
 import { InstancesRoom } from "./instances/routes";
 import type { InstancesStore } from "./instances/store";
+import { VIDEO_MODELS_SEED } from "./model-runs/models";
 import { ModelRunsRoom } from "./model-runs/routes";
 import { ServicesGateway, SERVICES_BASE } from "./services/gateway";
 import { StockRoom } from "./stock/routes";
 import { resolveGpuStock } from "./stock/setting";
 import { StockStore } from "./stock/store";
 import { WorkflowsRoom } from "./workflows/routes";
+import { WORKFLOWS_SEED } from "./workflows/seed";
 import type { EmulatorOptions } from "./emulator-options";
 
 export type { EmulatorOptions } from "./emulator-options";
@@ -86,7 +89,6 @@ export class Emulator implements EmulatorControls {
   readonly app: FastifyInstance;
   /** What the start did that the caller should know of (the CLI prints them on stderr). */
   readonly notices: string[] = [];
-  private readonly seedData: Seed;
   /** The `--state` file, when there is one. */
   readonly stateFile?: StateFile;
   private readonly apiRoutes: RegExp[] = [];
@@ -98,7 +100,8 @@ export class Emulator implements EmulatorControls {
 
   constructor(private readonly options: EmulatorOptions = {}) {
     checkOptions(options);
-    this.seedData = options.seedFile === undefined ? BUILT_IN_SEED : loadSeedFile(options.seedFile);
+    // The areas that read a `--seed FILE`: adding one is one entry here.
+    const seed = loadSeed([CATALOGUE_SEED, WORKFLOWS_SEED, VIDEO_MODELS_SEED], options.seedFile);
     this.clock = new SimClock(options.startTime ?? Math.floor(Date.now() / 1000));
     this.wallet = new Wallet(() => this.clock.now(), newId);
     this.limiter = new RateLimiter(options.rateLimit ?? 0);
@@ -124,7 +127,7 @@ export class Emulator implements EmulatorControls {
 
     // The room list: adding an API area is one line here.
     const durations = resolveDurations(options.durations);
-    const catalogue = new CatalogueRoom(new CatalogueStore(this.seedData.catalogue));
+    const catalogue = new CatalogueRoom(new CatalogueStore(seed.of(CATALOGUE_SEED)));
     const images = new ImagesRoom(ctx, durations.save_image);
     // The stock counts the cards instances hold; the instances ask the stock before they take any.
     const cardsInUse = (): ReadonlyMap<string, number> => instances.store.cardsInUse();
@@ -149,8 +152,8 @@ export class Emulator implements EmulatorControls {
       stock,
       new AccountRoom(ctx),
       assets,
-      new WorkflowsRoom(ctx, assets.store, this.seedData.workflows),
-      new ModelRunsRoom(ctx, assets.store, this.seedData.videoModels),
+      new WorkflowsRoom(ctx, assets.store, seed.of(WORKFLOWS_SEED)),
+      new ModelRunsRoom(ctx, assets.store, seed.of(VIDEO_MODELS_SEED)),
     ];
     this.instances = instances.store;
     this.stock = stock.store;

@@ -1,4 +1,15 @@
-import type { GpuModel, MarketImage, Pod, WebService } from "./entries";
+import { seedPart } from "../core/seed-file";
+import { uniqueList } from "../core/state-schema";
+import {
+  type Catalogue,
+  type GpuModel,
+  gpuModelSchema,
+  type MarketImage,
+  marketImageSchema,
+  type Pod,
+  podSchema,
+  type WebService,
+} from "./entries";
 
 /**
  * The seed catalogue (docs/design/contracts.md#seed-catalogue). Ids are fixed literals so they stay the same
@@ -112,3 +123,23 @@ export function marketImageName(image: MarketImage): string {
   const framework = c.PyTorch ? `pytorch${c.PyTorch}` : c.TensorFlow ? `tensorflow${c.TensorFlow}` : "base";
   return `${framework}-cuda${c.CUDA}-py${c.Python}-ubuntu${c.Ubuntu}`;
 }
+
+export const BUILT_IN_CATALOGUE: Catalogue = {
+  gpus: SEED_GPUS,
+  pods: SEED_PODS,
+  market_images: SEED_MARKET_IMAGES,
+};
+
+/** The catalogue's part of a `--seed FILE`: each of its lists replaces the built-in one. */
+export const CATALOGUE_SEED = seedPart(
+  {
+    gpus: uniqueList(gpuModelSchema, (g) => g.gpu_uuid, "gpu_uuid"),
+    pods: uniqueList(podSchema, (p) => p.uuid, "uuid"),
+    market_images: uniqueList(marketImageSchema, (i) => i.uuid, "uuid"),
+  },
+  (inFile): Catalogue => ({
+    gpus: inFile.gpus ?? BUILT_IN_CATALOGUE.gpus,
+    pods: inFile.pods ?? BUILT_IN_CATALOGUE.pods,
+    market_images: inFile.market_images ?? BUILT_IN_CATALOGUE.market_images,
+  }),
+);

@@ -1,41 +1,41 @@
+/**
+ * The seed loader: what an emulator serves that is not state (catalogue, published workflows, video
+ * models, ...) and reset goes back to. Each API area declares its part of a `--seed FILE` beside its
+ * built-in seed (a SeedPart); the server hands the parts to `loadSeed`, which reads the file once for all
+ * of them and knows none of them.
+ */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { gpuModelSchema, marketImageSchema, podSchema, uniqueList } from "../catalogue/entries";
-import { BUILT_IN_CATALOGUE, type Catalogue } from "../catalogue/store";
-import { type VideoModel, VIDEO_MODELS, videoModelSchema } from "../model-runs/models";
-import type { WorkflowDefinition } from "../workflows/entries";
-import { workflowSeedEntrySchema } from "../workflows/entries";
-import { SEED_WORKFLOWS } from "../workflows/seed";
 import { parseState, StateProblem } from "./state-schema";
 
-/** Everything an emulator serves that is not state: reset goes back to it. */
-export interface Seed {
-  catalogue: Catalogue;
-  workflows: readonly WorkflowDefinition[];
-  videoModels: readonly VideoModel[];
-}
+/** The top-level lists one part reads from a seed file, each with the schema of the whole list. */
+export type SeedLists = Record<string, z.ZodType>;
 
-export const BUILT_IN_SEED: Seed = {
-  catalogue: BUILT_IN_CATALOGUE,
-  workflows: SEED_WORKFLOWS,
-  videoModels: VIDEO_MODELS,
-};
+/** The lists a seed file holds for one part, as parsed; a list the file leaves out is absent. */
+export type ListsInFile<Lists extends SeedLists> = { [Key in keyof Lists]?: z.infer<Lists[Key]> };
 
 /**
- * A `--seed FILE` (docs/design/contracts.md#more-options-and-faults): each list replaces the built-in one, in
- * the API's own field names; a list left out keeps the built-in one. Unknown top-level keys are refused, so a
- * typo is not a silently ignored list.
+ * One area's part of the seed (docs/design/contracts.md#more-options-and-faults): the lists it reads, in
+ * the API's own field names, and what it serves from them. A list the file leaves out keeps the area's
+ * built-in one; without a file every list is left out.
  */
-const seedFileSchema = z
-  .object({
-    gpus: uniqueList(gpuModelSchema, (g) => g.gpu_uuid, "gpu_uuid"),
-    pods: uniqueList(podSchema, (p) => p.uuid, "uuid"),
-    market_images: uniqueList(marketImageSchema, (i) => i.uuid, "uuid"),
-    workflows: uniqueList(workflowSeedEntrySchema, (w) => w.workflow_id, "workflow_id"),
-    video_models: uniqueList(videoModelSchema, (m) => m.model, "model"),
-  })
-  .partial()
-  .strict();
+export interface SeedPart<Lists extends SeedLists = SeedLists, Seeded = unknown> {
+  readonly lists: Lists;
+  seeded(inFile: ListsInFile<Lists>): Seeded;
+}
+
+/** A part whose `seeded` is typed by its lists. */
+export function seedPart<Lists extends SeedLists, Seeded>(
+  lists: Lists,
+  seeded: (inFile: ListsInFile<Lists>) => Seeded,
+): SeedPart<Lists, Seeded> {
+  return { lists, seeded };
+}
+
+/** What the parts serve, read from one seed file or built in. */
+export interface Seed {
+  of<Seeded>(part: SeedPart<SeedLists, Seeded>): Seeded;
+}
 
 /** A seed file the emulator cannot start from; the message names the file, the entry and the field. */
 export class SeedFileError extends Error {
@@ -45,7 +45,36 @@ export class SeedFileError extends Error {
   }
 }
 
-export function loadSeedFile(path: string): Seed {
+/** The seed of `parts`: from the file at `path`, or built in when there is none. */
+export function loadSeed(parts: readonly SeedPart[], path?: string): Seed {
+  const inFile = path === undefined ? {} : readSeedFile(path, seedFileSchema(parts));
+  return {
+    of(part) {
+      if (!parts.includes(part)) {
+        throw new Error(`the seed was loaded without the part of ${Object.keys(part.lists).join(", ")}`);
+      }
+      const own = Object.keys(part.lists).filter((key) => inFile[key] !== undefined);
+      return part.seeded(Object.fromEntries(own.map((key) => [key, inFile[key]])));
+    },
+  };
+}
+
+/**
+ * Every part's lists, each optional. Unknown top-level keys are refused, so a typo is not a silently
+ * ignored list; two parts reading one list would each think they own it, so that is refused at start.
+ */
+function seedFileSchema(parts: readonly SeedPart[]) {
+  const lists: SeedLists = {};
+  for (const part of parts) {
+    for (const [key, schema] of Object.entries(part.lists)) {
+      if (key in lists) throw new Error(`two seed parts read the list ${key}`);
+      lists[key] = schema;
+    }
+  }
+  return z.object(lists).partial().strict();
+}
+
+function readSeedFile(path: string, schema: z.ZodType<Record<string, unknown>>): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -61,20 +90,10 @@ export function loadSeedFile(path: string): Seed {
   } catch {
     throw new SeedFileError(path, "is not valid JSON");
   }
-  let seed: z.infer<typeof seedFileSchema>;
   try {
-    seed = parseState(seedFileSchema, json);
+    return parseState(schema, json);
   } catch (problem) {
     if (problem instanceof StateProblem) throw new SeedFileError(path, `is refused: ${problem.message}`);
     throw problem;
   }
-  return {
-    catalogue: {
-      gpus: seed.gpus ?? BUILT_IN_SEED.catalogue.gpus,
-      pods: seed.pods ?? BUILT_IN_SEED.catalogue.pods,
-      market_images: seed.market_images ?? BUILT_IN_SEED.catalogue.market_images,
-    },
-    workflows: seed.workflows ?? BUILT_IN_SEED.workflows,
-    videoModels: seed.video_models ?? BUILT_IN_SEED.videoModels,
-  };
 }

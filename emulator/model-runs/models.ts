@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { choice, decimal, nonEmpty } from "../core/state-schema";
+import { seedPart } from "../core/seed-file";
+import { choice, decimal, nonEmpty, uniqueList } from "../core/state-schema";
 
 /**
  * Seeded video models (docs/design/contracts.md#seed-catalogue). Price rule: CNY per second of requested
@@ -87,3 +88,9 @@ export const VIDEO_MODELS: readonly VideoModel[] = [
     default_duration: 8,
   },
 ];
+
+/** The model runs' part of a `--seed FILE`: its list of video models replaces the built-in one. */
+export const VIDEO_MODELS_SEED = seedPart(
+  { video_models: uniqueList(videoModelSchema, (m) => m.model, "model") },
+  (inFile): readonly VideoModel[] => inFile.video_models ?? VIDEO_MODELS,
+);
