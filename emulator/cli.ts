@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { DURATION_NAMES } from "./core/durations";
-import { errorStatusMode } from "./core/envelope";
+import { errorStatusMode } from "./core/http/envelope";
 import { OptionError } from "./core/options";
 import { terminalText } from "./core/terminal-text";
 import { startEmulator } from "./index";
-import type { EmulatorOptions, GpuStock } from "./emulator-options";
+import type { EmulatorOptions, GpuStock } from "./core/emulator-options";
 
 const HELP = `Usage: gpucloud-emulator [options]
 

@@ -5,24 +5,24 @@ import { CatalogueRoom } from "./catalogue/routes";
 import { CATALOGUE_SEED } from "./catalogue/seed";
 import { CatalogueStore } from "./catalogue/store";
 import { answerConsoleRefusal, consoleAreaOf, registerConsole } from "./console/routes";
-import { AccessGuard, type Area, isLoopbackAddress } from "./core/access";
-import { registerAdminRoutes } from "./core/admin";
-import { ADMIN_BASE, API_BASE, BODY_LIMIT, type EmulatorControls } from "./core/controls";
+import { AccessGuard, type Area, isLoopbackAddress } from "./core/http/access";
+import { registerAdminRoutes } from "./core/controls/admin-api";
+import { ADMIN_BASE, API_BASE, BODY_LIMIT, type EmulatorControls } from "./core/controls/emulator-controls";
 import { bearerKey, fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
-import { errorStatusMode, installErrorHandling, sendError } from "./core/envelope";
-import { isAnswerFault, rewriteAnswer, type AnswerFaultKind } from "./core/answer-faults";
-import { altError, ApiError, notLoggedIn, rateLimited, systemError } from "./core/errors";
-import { FaultTable } from "./core/faults";
+import { errorStatusMode, installErrorHandling, sendError } from "./core/http/envelope";
+import { isAnswerFault, rewriteAnswer, type AnswerFaultKind } from "./core/controls/answer-faults";
+import { altError, ApiError, notLoggedIn, rateLimited, systemError } from "./core/http/errors";
+import { FaultTable } from "./core/controls/faults";
 import { newId } from "./core/ids";
 import { checkOptions, LatencyTable, OptionError, resolveDurations } from "./core/options";
-import { StateFile, StateFileError } from "./core/persistence";
-import { RateLimiter } from "./core/ratelimit";
-import { type LoggedRequest, RequestLog } from "./core/requestlog";
+import { StateFile, StateFileError } from "./core/state/persistence";
+import { RateLimiter } from "./core/http/ratelimit";
+import { type LoggedRequest, RequestLog } from "./core/controls/requestlog";
 import type { Room, RoomContext } from "./core/room";
-import { loadSeed } from "./core/seed-file";
-import { exportState, importState, serializeState, type StateHolders } from "./core/state";
-import { StateProblem } from "./core/state-schema";
+import { loadSeed } from "./core/state/seed";
+import { exportState, importState, serializeState, type StateHolders } from "./core/state/document";
+import { StateProblem } from "./core/state/schema";
 import { Wallet } from "./core/wallet";
 import { ImagesRoom } from "./images/routes";
 import { InstancesRoom } from "./instances/routes";
@@ -35,9 +35,9 @@ import { resolveGpuStock } from "./stock/setting";
 import { StockStore } from "./stock/store";
 import { WorkflowsRoom } from "./workflows/routes";
 import { WORKFLOWS_SEED } from "./workflows/seed";
-import type { EmulatorOptions } from "./emulator-options";
+import type { EmulatorOptions } from "./core/emulator-options";
 
-export type { EmulatorOptions } from "./emulator-options";
+export type { EmulatorOptions } from "./core/emulator-options";
 
 const TICK_MS = 250;
 /** Changes made by the clock alone are saved at most this often; they replay from the saved clock anyway. */
@@ -62,7 +62,7 @@ declare module "fastify" {
     failAfterCommit?: boolean;
     /** late_commit: how long to hold the request before carrying it out. */
     holdMs?: number;
-    /** A fault that carries the call out, then changes its answer (core/answer-faults.ts). */
+    /** A fault that carries the call out, then changes its answer (core/controls/answer-faults.ts). */
     answerFault?: AnswerFaultKind;
   }
   interface FastifyContextConfig {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { characters, choice, nonEmpty, seconds, text } from "../core/state-schema";
+import { characters, choice, nonEmpty, seconds, text } from "../core/state/schema";
 import { MEDIA_TYPES } from "./media-types";
 
 /** Spec Limits: "100 MB per file"; read as MiB, the larger of the two readings. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
-import { altError } from "../core/errors";
+import { altError } from "../core/http/errors";
 import { MAX_ASSET_BYTES } from "./state";
 import { UploadedFile } from "./store";
 

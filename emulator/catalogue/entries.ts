@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nonEmpty, seconds } from "../core/state-schema";
+import { nonEmpty, seconds } from "../core/state/schema";
 
 /**
  * Catalogue entries in the API's own field names, as /gpu/list, /pod/list and /image/market/list

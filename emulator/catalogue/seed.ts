@@ -1,5 +1,5 @@
-import { seedPart } from "../core/seed-file";
-import { uniqueList } from "../core/state-schema";
+import { seedPart } from "../core/state/seed";
+import { uniqueList } from "../core/state/schema";
 import {
   type Catalogue,
   type GpuModel,

@@ -1,4 +1,4 @@
-import { paramError } from "../core/errors";
+import { paramError } from "../core/http/errors";
 import type { Catalogue, GpuModel, MarketImage, Pod, WebService } from "./entries";
 import { BUILT_IN_CATALOGUE, MARKET_IMAGE_SERVICES } from "./seed";
 

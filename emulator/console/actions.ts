@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { faultSchema } from "../core/faults";
-import { parseBody } from "../core/validation";
+import { faultSchema } from "../core/controls/faults";
+import { parseBody } from "../core/http/validation";
 import { idleCloseBody, updateTitleBody, utilizationBody } from "../instances/routes";
 import { stockSettingSchema } from "../stock/setting";
 import type { ConsoleModel, InstanceRow } from "./model";

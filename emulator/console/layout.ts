@@ -17,7 +17,7 @@ export const consolePaths = {
 
 /**
  * Pages are scripts-from-self only: even if some text escaped its escaping, the browser would not run it.
- * No other site may frame them (the actions' refusal of other sites is core/access.ts's).
+ * No other site may frame them (the actions' refusal of other sites is core/http/access.ts's).
  */
 export const PAGE_HEADERS = {
   "content-security-policy":

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { authenticationFailed, notLoggedIn } from "./errors";
-import { MAX_STATE_TEXT, nonEmpty } from "./state-schema";
+import { authenticationFailed, notLoggedIn } from "./http/errors";
+import { MAX_STATE_TEXT, nonEmpty } from "./state/schema";
 
 /** How a key appears in logs and dumps: a short hash, never the key itself. */
 export function fingerprint(key: string): string {

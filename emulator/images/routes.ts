@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { parseBody } from "../core/validation";
+import { parseBody } from "../core/http/validation";
 import { ImagesStore } from "./store";
 import { type ImageRecord, imagesStateSchema } from "./state";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { characters, nonEmpty, seconds, text } from "../core/state-schema";
-import { oneOfInts } from "../core/validation";
+import { characters, nonEmpty, seconds, text } from "../core/state/schema";
+import { oneOfInts } from "../core/http/validation";
 import { TITLE_MAX } from "../instances/codes";
 import { SAVE_STATUS } from "./codes";
 import { repairedSavedTitle } from "./title";

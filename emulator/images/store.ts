@@ -1,8 +1,8 @@
 import { DEFAULT_DURATIONS } from "../core/durations";
-import { notFound } from "../core/errors";
-import type { KnownState } from "../core/state-schema";
+import { notFound } from "../core/http/errors";
+import type { KnownState } from "../core/state/schema";
 import { dueByNow, earliestDue } from "../core/schedule";
-import { requireUser } from "../core/state-schema";
+import { requireUser } from "../core/state/schema";
 import { SAVE_STATUS } from "./codes";
 import type { ImageRecord } from "./state";
 import { savedImageTitle } from "./title";

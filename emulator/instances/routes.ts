@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/http/validation";
 import { CHARGING_TYPE, GPU_NUMS, IDLE_PERIODS, STATUS, TITLE_MAX } from "./codes";
 import { type InstancesConfig, InstancesStore } from "./store";
 import { type InstanceRecord, instancesStateSchema } from "./state";

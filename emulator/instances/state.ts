@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { characters, nonEmpty, seconds, text } from "../core/state-schema";
-import { oneOfInts } from "../core/validation";
+import { characters, nonEmpty, seconds, text } from "../core/state/schema";
+import { oneOfInts } from "../core/http/validation";
 import { SAVE_STATUS } from "../images/codes";
 import { CHARGING_TYPE, GPU_NUMS, IDLE_PERIODS, STATUS, TITLE_MAX } from "./codes";
 

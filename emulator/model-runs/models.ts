@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { seedPart } from "../core/seed-file";
-import { choice, decimal, nonEmpty, uniqueList } from "../core/state-schema";
+import { seedPart } from "../core/state/seed";
+import { choice, decimal, nonEmpty, uniqueList } from "../core/state/schema";
 
 /**
  * Seeded video models (docs/design/contracts.md#seed-catalogue). Price rule: CNY per second of requested

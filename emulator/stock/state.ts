@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nonEmpty, uniqueList } from "../core/state-schema";
+import { nonEmpty, uniqueList } from "../core/state/schema";
 
 /** A number of GPU cards. */
 export const cardCount = z.int({ message: "must be a whole number of cards" }).min(0);

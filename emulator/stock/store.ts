@@ -1,8 +1,8 @@
 import type { GpuModel } from "../catalogue/entries";
 import type { CatalogueStore } from "../catalogue/store";
-import { ApiError, businessError, paramError } from "../core/errors";
+import { ApiError, businessError, paramError } from "../core/http/errors";
 import { SeededRandom } from "../core/random";
-import { StateProblem } from "../core/state-schema";
+import { StateProblem } from "../core/state/schema";
 import type { StockRecord } from "./state";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { choice, decimal, nonEmpty } from "../core/state-schema";
+import { choice, decimal, nonEmpty } from "../core/state/schema";
 import type { MediaType } from "../assets/media-types";
 
 /**

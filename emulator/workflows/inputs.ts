@@ -1,4 +1,4 @@
-import { businessError, ApiError } from "../core/errors";
+import { businessError, ApiError } from "../core/http/errors";
 import { checkMediaValue, LabelBook, MediaContext, MediaInputProblem } from "../assets/media-inputs";
 import { AssetStore } from "../assets/store";
 import { type ManifestEntry, MEDIA_VALUE_TYPES } from "./entries";

@@ -4,8 +4,8 @@
  * inputs; one may incur external model cost. Seed ids are stable across resets.
  */
 
-import { seedPart } from "../core/seed-file";
-import { uniqueList } from "../core/state-schema";
+import { seedPart } from "../core/state/seed";
+import { uniqueList } from "../core/state/schema";
 import {
   type ManifestEntry,
   type UiSchema,

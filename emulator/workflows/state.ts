@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { choice, decimal, nonEmpty, seconds, storedInputs, text } from "../core/state-schema";
-import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from "../core/validation";
+import { choice, decimal, nonEmpty, seconds, storedInputs, text } from "../core/state/schema";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from "../core/http/validation";
 
 /** A workflow run as the store keeps it (and the state file holds it). */
 

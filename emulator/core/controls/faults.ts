@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ANSWER_FAULT_KINDS } from "./answer-faults";
-import { seededRandom } from "./random";
+import { seededRandom } from "../random";
 
 export const FAULT_KINDS = [
   "http_500",

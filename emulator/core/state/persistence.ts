@@ -16,7 +16,7 @@ import {
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Chunks, sameChunks } from "./settled-json";
-import { StateLock } from "./state-lock";
+import { StateLock } from "./lock";
 
 /** The state file holds API keys and SSH passwords: only its owner may read it. */
 const FILE_MODE = 0o600;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "./validation";
+import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "../http/validation";
 
 /**
  * Building blocks of the state schemas (one per room, in each room's `state.ts`). The state file,

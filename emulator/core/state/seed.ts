@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { parseState, StateProblem } from "./state-schema";
+import { parseState, StateProblem } from "./schema";
 
 /** The top-level lists one part reads from a seed file, each with the schema of the whole list. */
 export type SeedLists = Record<string, z.ZodType>;
