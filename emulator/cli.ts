@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+/**
+ * The `gpucloud-emulator` command: reads the flags into the emulator's options, starts it, prints the address
+ * it listens on and stops it on a signal.
+ */
 import { parseArgs } from "node:util";
 import { DURATION_NAMES } from "./core/durations";
 import { errorStatusMode } from "./core/http/envelope";

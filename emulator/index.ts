@@ -1,3 +1,7 @@
+/**
+ * The package's `pulumi-gpucloud/emulator` entry: `startEmulator` and the option types, and (marked internal)
+ * what this repository's tests, bench and demo reach inside.
+ */
 import type { EmulatorOptions } from "./core/emulator-options";
 import { Emulator } from "./server";
 

@@ -1,3 +1,7 @@
+/**
+ * The emulator put together: the shared core, the room list, the admin API, the console and the services
+ * gateway behind one HTTP server, and the real-time ticker.
+ */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { AccountRoom } from "./account/routes";
 import { AssetsRoom } from "./assets/routes";

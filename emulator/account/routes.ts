@@ -1,3 +1,7 @@
+/**
+ * The account room's routes: /balance/info, /recharge/list and /bill/list, parsed and answered. The room
+ * keeps no state of its own: balances and bills live in the shared wallet.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/http/envelope";

@@ -1,3 +1,7 @@
+/**
+ * The assets room's routes: POST /assets (a multipart upload) and GET /assets/{asset_id}, parsed and answered
+ * over the store.
+ */
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";

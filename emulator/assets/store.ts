@@ -1,3 +1,7 @@
+/**
+ * The assets room's store: uploaded workflow input assets, their owners and expiry, and how the API shows
+ * them; nothing of HTTP.
+ */
 import { createHmac, randomBytes } from "node:crypto";
 import { ApiError, paramError } from "../core/http/errors";
 import type { KnownState } from "../core/state/schema";

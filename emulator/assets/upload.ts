@@ -1,3 +1,7 @@
+/**
+ * The assets room's upload reader: measures a multipart file as it streams (size, sha256, first bytes) and
+ * stops at the limit, so no upload sits in memory.
+ */
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { altError } from "../core/http/errors";

@@ -1,10 +1,10 @@
+/**
+ * The catalogue room's entries: GPU models, pods and market images in the API's own field names, as
+ * /gpu/list, /pod/list and /image/market/list return them. The built-in seed and a user's `--seed FILE` both
+ * go through these schemas.
+ */
 import { z } from "zod";
 import { nonEmpty, seconds } from "../core/state/schema";
-
-/**
- * Catalogue entries in the API's own field names, as /gpu/list, /pod/list and /image/market/list
- * return them. The built-in seed and a user's `--seed FILE` both go through these schemas.
- */
 
 const amount = z.number().min(0);
 

@@ -1,3 +1,7 @@
+/**
+ * The catalogue room's routes: /gpu/list, /pod/list and /image/market/list, parsed and answered over the
+ * store.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/http/envelope";

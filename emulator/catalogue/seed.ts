@@ -1,3 +1,8 @@
+/**
+ * The catalogue room's seed (docs/design/contracts.md#seed-catalogue): the built-in GPU models, pods and
+ * market images, and the catalogue's part of a `--seed FILE`. Ids are fixed literals so they stay the same
+ * across resets and restarts; tests should still look things up by gpu_name or pod title.
+ */
 import { seedPart } from "../core/state/seed";
 import { uniqueList } from "../core/state/schema";
 import {
@@ -10,11 +15,6 @@ import {
   podSchema,
   type WebService,
 } from "./entries";
-
-/**
- * The seed catalogue (docs/design/contracts.md#seed-catalogue). Ids are fixed literals so they stay the same
- * across resets and restarts; tests should still look things up by gpu_name or pod title.
- */
 
 export const SEED_GPUS: readonly GpuModel[] = [
   {

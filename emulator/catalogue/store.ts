@@ -1,3 +1,7 @@
+/**
+ * The catalogue room's store: the read-only GPU models, pods and market images an emulator serves, with the
+ * lookups and filters the other rooms and the routes use.
+ */
 import { paramError } from "../core/http/errors";
 import type { Catalogue, GpuModel, MarketImage, Pod, WebService } from "./entries";
 import { BUILT_IN_CATALOGUE, MARKET_IMAGE_SERVICES } from "./seed";

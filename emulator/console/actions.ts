@@ -1,3 +1,8 @@
+/**
+ * The web console's actions: each form a person posts (rename, power, destroy, save an image, idle policy,
+ * utilization, GPU stock, clock, faults, request log, reset), checked and carried out through the console's
+ * model.
+ */
 import { z } from "zod";
 import { faultSchema } from "../core/controls/faults";
 import { parseBody } from "../core/http/validation";

@@ -1,3 +1,7 @@
+/**
+ * The web console's frame: its addresses, the page document around each page's live part, and the tables and
+ * forms pages are built of.
+ */
 import { clockTime } from "./format";
 import { html, type Html, type Renderable } from "./html";
 

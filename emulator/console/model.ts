@@ -1,3 +1,7 @@
+/**
+ * The web console's model: what the console reads and does, over the emulator's own stores and with the API's
+ * rules; nothing of HTTP.
+ */
 import { AccountStore } from "../account/store";
 import type { RechargeRecord } from "../account/seed";
 import { AssetsRoom } from "../assets/routes";

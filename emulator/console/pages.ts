@@ -1,3 +1,7 @@
+/**
+ * The web console's pages: every user's instances, one instance, one account (its runs, bills, recharges,
+ * images and assets) and the faults with the request log.
+ */
 import { IDLE_PERIODS, STATUS } from "../instances/codes";
 import { PLATFORM_IDLE_THRESHOLD, SKIP_THRESHOLD } from "../instances/store";
 import type { IdlePolicy, ServerMapEntry, Utilization } from "../instances/store";

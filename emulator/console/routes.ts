@@ -1,3 +1,6 @@
+/**
+ * The web console's routes: its pages, assets and actions on `/` and `/console/...`, behind the access guard.
+ */
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Area, Refusal } from "../core/http/access";

@@ -1,3 +1,7 @@
+/**
+ * The web console's sign-in, for an emulator started with `--admin-key`: the form, the session cookie and the
+ * refusal of a browser not signed in.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AccessGuard, Refusal } from "../core/http/access";
 import { html } from "./html";

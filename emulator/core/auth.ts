@@ -1,3 +1,7 @@
+/**
+ * In core, the API keys: the key ring (which key names which user, which are disabled), its state schema, and
+ * how a key is read from a request and shown (a fingerprint, never the key).
+ */
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { authenticationFailed, notLoggedIn } from "./http/errors";

@@ -1,3 +1,7 @@
+/**
+ * In core, the rules of the emulator's options (each refused by name before it starts) and what they resolve
+ * to: durations, latency per path.
+ */
 import { z } from "zod";
 import { ADMIN_KEY_MIN_LENGTH } from "./http/access";
 import { parseKeySpec } from "./auth";

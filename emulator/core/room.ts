@@ -1,3 +1,7 @@
+/**
+ * In core, what a room is: the shape every API area takes (routes, state, reset, the clock's questions) and
+ * what the server hands it.
+ */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { chunk, type Chunks } from "./state/settled-json";

@@ -1,3 +1,7 @@
+/**
+ * In core, the wallet every room charges through: balances, pre-deductions and bill records, in exact
+ * decimals.
+ */
 import Decimal from "decimal.js";
 import { z } from "zod";
 import { insufficientBalance, notFound, paramError } from "./http/errors";

@@ -1,3 +1,7 @@
+/**
+ * The images room's routes: /image/private/list and /image/private/delete, parsed and answered over the
+ * store.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/http/envelope";

@@ -1,3 +1,6 @@
+/**
+ * The images room's state schema: a personal image as the store, the state file and snapshots keep it.
+ */
 import { z } from "zod";
 import { characters, nonEmpty, seconds, text } from "../core/state/schema";
 import { oneOfInts } from "../core/http/validation";

@@ -1,3 +1,7 @@
+/**
+ * The images room's store: personal images made by save_image, their saving as a clock-driven transition,
+ * listed and deleted by their owner; nothing of HTTP.
+ */
 import { DEFAULT_DURATIONS } from "../core/durations";
 import { notFound } from "../core/http/errors";
 import type { KnownState } from "../core/state/schema";

@@ -1,3 +1,7 @@
+/**
+ * The instances room's routes: /instance/* (create, list, info, title, power, schedules, idle-close,
+ * save_image), parsed and answered over the store, and the room's admin routes.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/http/envelope";

@@ -1,3 +1,7 @@
+/**
+ * The instances room's store: creation, the power state machine as data, schedules, idle-close, hourly
+ * billing and service readiness, all driven by the clock; nothing of HTTP.
+ */
 import Decimal from "decimal.js";
 import { DEFAULT_DURATIONS, type DurationName, type Durations } from "../core/durations";
 import { ApiError, businessError, notFound, paramError, wrongState } from "../core/http/errors";

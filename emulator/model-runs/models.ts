@@ -1,13 +1,12 @@
+/**
+ * The model-runs room's video models (docs/design/contracts.md#seed-catalogue) and its part of a `--seed
+ * FILE`. Price rule: CNY per second of requested duration, by resolution; the pre-deduction is that price for
+ * the request (frozen_amount, docs/design/cloud-api.md#model-runs). The API has no list of models, so a
+ * `--seed FILE` entry has the fields below.
+ */
 import { z } from "zod";
 import { seedPart } from "../core/state/seed";
 import { choice, decimal, nonEmpty, uniqueList } from "../core/state/schema";
-
-/**
- * Seeded video models (docs/design/contracts.md#seed-catalogue). Price rule: CNY per second of requested
- * duration, by resolution; the pre-deduction is that price for the request (frozen_amount,
- * docs/design/cloud-api.md#model-runs). The API
- * has no list of models, so a `--seed FILE` entry has the fields below.
- */
 
 export const GENERATION_CATEGORIES = [
   "text_to_video",

@@ -1,3 +1,7 @@
+/**
+ * The model-runs room's routes: submit, list, cancel and the events of external video-model tasks, scoped to
+ * the calling API key, parsed and answered over the store.
+ */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/http/envelope";

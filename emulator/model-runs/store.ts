@@ -1,3 +1,7 @@
+/**
+ * The model-runs room's store: video tasks, their idempotency, stages driven by the clock, and their
+ * pre-deduction and settlement through the wallet; nothing of HTTP.
+ */
 import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/http/errors";
 import type { KnownState } from "../core/state/schema";

@@ -1,3 +1,6 @@
+/**
+ * The GPU stock room's routes: admin routes only (the API shows no stock).
+ */
 import type { FastifyInstance } from "fastify";
 import { StoreRoom } from "../core/room";
 import { parseBody } from "../core/http/validation";

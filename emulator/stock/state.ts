@@ -1,3 +1,6 @@
+/**
+ * The GPU stock room's state schema: each model given a stock, as the state file and snapshots hold it.
+ */
 import { z } from "zod";
 import { nonEmpty, uniqueList } from "../core/state/schema";
 

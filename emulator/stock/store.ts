@@ -1,3 +1,7 @@
+/**
+ * The GPU stock room's store: free cards per GPU model, the cards instances hold, and the occasional refusal,
+ * asked by every create and start; nothing of HTTP.
+ */
 import type { GpuModel } from "../catalogue/entries";
 import type { CatalogueStore } from "../catalogue/store";
 import { ApiError, businessError, paramError } from "../core/http/errors";

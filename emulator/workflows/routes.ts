@@ -1,3 +1,7 @@
+/**
+ * The workflows room's routes: the workflow market, run submission and run queries, parsed and answered over
+ * the store.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ok } from "../core/http/envelope";

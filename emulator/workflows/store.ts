@@ -1,3 +1,7 @@
+/**
+ * The workflows room's store: the market of published workflows, runs with their idempotency, stages driven
+ * by the clock, and their charges through the wallet; nothing of HTTP.
+ */
 import Decimal from "decimal.js";
 import { notFound, paramError } from "../core/http/errors";
 import type { KnownState } from "../core/state/schema";

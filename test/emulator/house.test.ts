@@ -58,9 +58,10 @@ function importsOf(file: string, known: ReadonlySet<string>): string[] {
  * line or an import after it), so that it is not the doc comment of the file's first declaration.
  */
 function headerOf(text: string): string | undefined {
-  const match = /^\/\*\*([\s\S]*?)\*\/\n(\n|import |export \{[^}]*\} from |export type \{[^}]*\} from )/.exec(
-    text,
-  );
+  const match =
+    /^(?:#!.*\n)?\/\*\*([\s\S]*?)\*\/\n(\n|import |export \{[^}]*\} from |export type \{[^}]*\} from )/.exec(
+      text,
+    );
   return match?.[1].replace(/^\s*\*\s?/gm, " ").trim();
 }
 

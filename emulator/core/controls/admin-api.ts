@@ -1,3 +1,8 @@
+/**
+ * In core's controls, the admin API's shared routes (`/_emulator/...`): reset, clock, faults, request log,
+ * balances, keys, state and snapshot, over the controls' shape rather than the server. Rooms add their own
+ * (instances, GPU stock).
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { fingerprint } from "../auth";

@@ -1,3 +1,8 @@
+/**
+ * In core's state room, the whole state as one versioned JSON document (the clock, keys, wallet and every
+ * room's part): exported, serialized for the state file, and imported only whole and only when every part
+ * fits.
+ */
 import { z } from "zod";
 import { type KeyRing, keyRingStateSchema } from "../auth";
 import type { SimClock } from "../clock";

@@ -1,3 +1,7 @@
+/**
+ * In core's state room, the state file (`--state FILE`): read at start, written after every change through a
+ * temporary file, readable by its owner only.
+ */
 import { randomBytes } from "node:crypto";
 import {
   closeSync,

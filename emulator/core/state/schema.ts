@@ -1,3 +1,7 @@
+/**
+ * In core's state room, the building blocks every room's state schema (and a seed file) is made of, and the
+ * StateProblem that names a field at fault.
+ */
 import { z } from "zod";
 import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "../http/validation";
 
