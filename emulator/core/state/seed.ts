@@ -47,14 +47,19 @@ export class SeedFileError extends Error {
 
 /** The seed of `parts`: from the file at `path`, or built in when there is none. */
 export function loadSeed(parts: readonly SeedPart[], path?: string): Seed {
-  const inFile = path === undefined ? {} : readSeedFile(path, seedFileSchema(parts));
+  // Built without a file too, so that two parts claiming one list fail every start, not only a seeded one.
+  const schema = seedFileSchema(parts);
+  const inFile = path === undefined ? {} : readSeedFile(path, schema);
   return {
     of(part) {
       if (!parts.includes(part)) {
         throw new Error(`the seed was loaded without the part of ${Object.keys(part.lists).join(", ")}`);
       }
-      const own = Object.keys(part.lists).filter((key) => inFile[key] !== undefined);
-      return part.seeded(Object.fromEntries(own.map((key) => [key, inFile[key]])));
+      const own = Object.keys(part.lists).filter((key) => Object.hasOwn(inFile, key));
+      // No prototype: a part's `inFile.constructor ?? builtIn` must not find Object's own.
+      const lists: Record<string, unknown> = Object.create(null);
+      for (const key of own) lists[key] = inFile[key];
+      return part.seeded(lists);
     },
   };
 }
@@ -67,7 +72,8 @@ function seedFileSchema(parts: readonly SeedPart[]) {
   const lists: SeedLists = {};
   for (const part of parts) {
     for (const [key, schema] of Object.entries(part.lists)) {
-      if (key in lists) throw new Error(`two seed parts read the list ${key}`);
+      if (Object.hasOwn(lists, key))
+        throw new Error(`two seed parts read the list ${key}: give each its own`);
       lists[key] = schema;
     }
   }
