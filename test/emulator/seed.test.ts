@@ -55,19 +55,20 @@ const VIDEO_MODEL = {
   default_duration: 2,
 };
 
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "gpucloud-seed-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A seed file in this run's folder: the JSON of `content`, or `content` itself when it is text. */
+function seedFile(content: unknown): string {
+  const file = join(dir, `seed-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
+  return file;
+}
+
 describe("--seed FILE", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "gpucloud-seed-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const seedFile = (content: unknown): string => {
-    const file = join(dir, `seed-${Math.random().toString(36).slice(2)}.json`);
-    writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
-    return file;
-  };
-
   describe("a full seed", () => {
     let t: TestEmulator;
     beforeAll(async () => {
@@ -286,17 +287,6 @@ describe("--seed FILE", () => {
 });
 
 describe("the seed loader", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "gpucloud-seed-loader-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const seedFile = (content: unknown): string => {
-    const file = join(dir, `seed-${Math.random().toString(36).slice(2)}.json`);
-    writeFileSync(file, JSON.stringify(content));
-    return file;
-  };
   // Parts no emulator area has: the loader serves whatever parts it is given, and knows none of them.
   const colours = seedPart({ colours: z.array(z.string()) }, (inFile) => inFile.colours ?? ["red"]);
   const shapes = seedPart({ shapes: z.array(z.string()), sizes: z.array(z.int()) }, (inFile) => ({
