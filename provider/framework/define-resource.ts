@@ -13,9 +13,6 @@ import type { ProcessMemory } from "./process-memory";
 import type { DiffRules } from "./diff";
 import { plainJson } from "./plain-json";
 
-/** The package's name: `gpucloud:index:<Name>` in the schema, `pulumi-nodejs:dynamic/gpucloud:<Name>` in state. */
-export const PACKAGE = "gpucloud";
-
 /** One output: its schema (described once), how it is read off the cloud's record, whether it is secret. */
 export interface OutputField<C> {
   readonly schema: z.ZodType;

@@ -6,7 +6,7 @@
  */
 import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { token } from "../codegen/package-schema";
+import { token } from "../tokens";
 import type { Naming } from "../framework/autoname";
 import { runOperation } from "../framework/context";
 import {

@@ -10,6 +10,7 @@
  */
 import type { PolicyResource, PolicyResourceOptions } from "@pulumi/policy";
 import { memberIndex } from "../fleet/member-names";
+import { nameOfToken } from "../tokens";
 
 /** The policy SDK's error for an unknown: exported at run time, left out of its declarations. */
 const { UnknownValueError } = require("@pulumi/policy") as {
@@ -18,17 +19,11 @@ const { UnknownValueError } = require("@pulumi/policy") as {
 
 export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage" | "Fleet";
 
-const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/gpucloud:";
-const NATIVE_PREFIX = "gpucloud:index:";
 const KINDS: readonly ResourceKind[] = ["Instance", "IdleClosePolicy", "PersonalImage", "Fleet"];
 
 /** The kind of one of this package's resources, from either token; undefined for anything else. */
 export function kindOf(type: string): ResourceKind | undefined {
-  const name = type.startsWith(DYNAMIC_PREFIX)
-    ? type.slice(DYNAMIC_PREFIX.length)
-    : type.startsWith(NATIVE_PREFIX)
-      ? type.slice(NATIVE_PREFIX.length)
-      : undefined;
+  const name = nameOfToken(type);
   return KINDS.find((kind) => kind === name);
 }
 

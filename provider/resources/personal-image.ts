@@ -12,7 +12,7 @@ import {
   type GpuCloudClient,
   type PersonalImage as CloudImage,
 } from "../../sdk";
-import { token } from "../codegen/package-schema";
+import { token } from "../tokens";
 import { exactlyOneOf, parsedOrExplained } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";

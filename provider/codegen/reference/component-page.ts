@@ -5,7 +5,8 @@
  */
 import type { AnyComponentDefinition } from "../../framework/define-component";
 import type { ComponentSchemas } from "../json-schema";
-import { token, type PackageSchema } from "../package-schema";
+import { type PackageSchema } from "../package-schema";
+import { token } from "../../tokens";
 import { bullets, page, table } from "./markdown";
 import { EXAMPLE_SETTING, programExample } from "./program-example";
 import { described, resultTypeWords, typeSectionsOf } from "./property-types";

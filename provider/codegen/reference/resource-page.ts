@@ -5,7 +5,8 @@
  */
 import type { AnyResourceDefinition } from "../../framework/define-resource";
 import type { JsonSchema, ResourceSchemas } from "../json-schema";
-import { token, type PackageSchema, type PropertySpec, type ResourceSpec } from "../package-schema";
+import { type PackageSchema, type PropertySpec, type ResourceSpec } from "../package-schema";
+import { token } from "../../tokens";
 import { ruleWords } from "./input-rules";
 import { bullets, codeBlock, page, table } from "./markdown";
 import { EXAMPLE_SETTING, programExample } from "./program-example";
