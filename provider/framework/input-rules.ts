@@ -2,7 +2,7 @@
  * An input's rules, declared on the input's own schema, once: whether its change replaces the resource,
  * what counts as no change, whether a preview may leave it unknown, and the rules it keeps with other
  * inputs. Check, Diff, the package schema and the reference pages read them from there; a Fleet that
- * takes the Instance's inputs takes their rules with them (docs/design/contracts.md#the-provider-framework).
+ * takes the Instance's inputs takes their rules with them (docs/architecture.md#one-definition-many-readers).
  *
  * The rules are kept beside the schema objects, not in their `.meta`, so they never reach the JSON Schema
  * that zod makes of the inputs. A shape picked or extended from another keeps the same field schemas, and

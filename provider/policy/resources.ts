@@ -77,8 +77,7 @@ export interface InstanceFacts extends Omit<DeclaredInputs, "running"> {
   running: Maybe<boolean>;
   /**
    * The models tried after gpuUuid when it has no free cards, in order; absent means none
-   * (docs/design/contracts.md#capacity-and-fleets). Read as a list of strings, whether or not the
-   * definition declares the input.
+   * (docs/cost-guard.md). Read as a list of strings, whether or not the definition declares the input.
    */
   fallbackGpuUuids: Maybe<string[] | undefined>;
   /** An output: set once the instance exists. */
