@@ -76,8 +76,8 @@ export interface InstanceFacts extends Omit<DeclaredInputs, "running"> {
   /** Declared power state; absent means running, its default. */
   running: Maybe<boolean>;
   /**
-   * The models tried after gpuUuid when it has no free cards, in order; absent means none
-   * (docs/cost-guard.md). Read as a list of strings, whether or not the definition declares the input.
+   * The models tried after gpuUuid when it has no free cards, in order; absent means none. Read as a
+   * list of strings, whether or not the definition declares the input.
    */
   fallbackGpuUuids: Maybe<string[] | undefined>;
   /** An output: set once the instance exists. */

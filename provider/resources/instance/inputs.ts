@@ -1,5 +1,5 @@
 /**
- * The inputs of Instance (docs/design/contracts.md#instance): each described once with its rules (what a
+ * The inputs of Instance, as its reference page lists them: each described once with its rules (what a
  * change does, the rules it keeps with other inputs). Apart from the definition because the create and
  * update paths, the Fleet and the cost guard read them too.
  */
