@@ -14,22 +14,14 @@ import type { PolicyResource, PolicyResourceOptions } from "@pulumi/policy";
 import { z } from "zod";
 import { memberIndex } from "../fleet/member-names";
 import { InstanceInputs } from "../resources/instance/inputs";
-import { nameOfToken } from "../tokens";
+import { kindOf } from "./kinds";
 
 /** The policy SDK's error for an unknown: exported at run time, left out of its declarations. */
 const { UnknownValueError } = require("@pulumi/policy") as {
   UnknownValueError: new (...args: never[]) => Error;
 };
 
-export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage" | "Fleet";
-
-const KINDS: readonly ResourceKind[] = ["Instance", "IdleClosePolicy", "PersonalImage", "Fleet"];
-
-/** The kind of one of this package's resources, from either token; undefined for anything else. */
-export function kindOf(type: string): ResourceKind | undefined {
-  const name = nameOfToken(type);
-  return KINDS.find((kind) => kind === name);
-}
+export { kindOf, type ResourceKind } from "./kinds";
 
 /** A value a preview does not know yet, with the policy SDK's error for it. */
 export class Unknown {
