@@ -153,6 +153,24 @@ describe.each(DOORS)("lost creates and marks, through the %s door", (door: Door)
     expect(titles()).toEqual({ [made]: news.title });
   });
 
+  it("hands the engine its instance promptly while the title writes fail 25 times in a row, and the next up writes the mark", async () => {
+    const h = await stack();
+    const news = await named(h, "flaky-title");
+    const FAILURES = 25;
+    w.emulator.faults.add({ path: TITLE, kind: "http_500", count: FAILURES });
+    const failure = initFailure(await w.advancing(h.create("Instance", news)).catch((e: unknown) => e));
+    const [made] = Object.keys(titles());
+    expect(failure).toMatchObject({ id: made, properties: { instanceUuid: made, title: "" } });
+    // Promptly: the create did not wait for the cloud to take a title write again.
+    expect(calls(TITLE)).toBeLessThan(FAILURES);
+
+    const again = await named(h, "flaky-title", {}, news);
+    const state: ResourceState = { id: made, inputs: news, outputs: failure!.properties };
+    w.emulator.faults.clear();
+    await w.advancing(h.update("Instance", state, again));
+    expect(titles()).toEqual({ [made]: news.title });
+  });
+
   it("never lets a lost create take an instance whose title a person cleared, and restores that mark at refresh and up", async () => {
     const [a, b] = [await stack(), await stack({}, OTHER_KEY)];
     const aInputs = await named(a, "a");
