@@ -19,10 +19,15 @@ describe("the recovery's timing model", () => {
     expect(modelRequestMs({ requestTimeoutMs: 100, baseUrl: remote })).toBe(REMOTE_FLOOR_MS);
     expect(modelRequestMs({ requestTimeoutMs: 30_000, baseUrl: remote })).toBe(30_000);
     expect(recoveryTiming({ requestTimeoutMs: 100, pollIntervalMs: 10, baseUrl: remote })).toMatchObject({
-      requestMs: 1000,
-      settledAfterSendMs: 3000,
-      graceMs: 6000,
+      requestMs: 3000,
+      settledAfterSendMs: 9000,
+      graceMs: 18_000,
     });
+  });
+
+  it("takes a T whose late-commit bound covers a create a gateway held 7 s, whatever shorter timeout is set", () => {
+    const timing = recoveryTiming({ requestTimeoutMs: 2000, pollIntervalMs: 10, baseUrl: remote });
+    expect(timing.settledAfterSendMs).toBeGreaterThanOrEqual(7000);
   });
 
   it("takes the request timeout as given for a cloud on this machine", () => {
