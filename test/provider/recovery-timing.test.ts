@@ -31,11 +31,22 @@ describe("the recovery's timing model", () => {
   });
 
   it("takes the request timeout as given for a cloud on this machine", () => {
-    for (const url of [local, "http://127.8.0.1:1", "http://localhost:8787", "http://[::1]:8787"]) {
+    for (const url of [
+      local,
+      "http://127.8.0.1:1",
+      "http://localhost:8787",
+      "http://localhost.:8787",
+      "http://[::1]:8787",
+    ]) {
       expect(isLoopback(url)).toBe(true);
       expect(modelRequestMs({ requestTimeoutMs: 100, baseUrl: url })).toBe(100);
     }
-    for (const url of [remote, "http://127.0.0.1.example.com", "http://10.0.0.1"])
+    for (const url of [
+      remote,
+      "http://127.0.0.1.example.com",
+      "http://localhost.example.com",
+      "http://10.0.0.1",
+    ])
       expect(isLoopback(url)).toBe(false);
   });
 

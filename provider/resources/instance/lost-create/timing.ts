@@ -94,7 +94,8 @@ export interface RecoveryTiming {
 export function isLoopback(baseUrl: string): boolean {
   let host: string;
   try {
-    host = new URL(baseUrl).hostname;
+    // A trailing dot names the same host from the root (localhost. is localhost), as the emulator takes it.
+    host = new URL(baseUrl).hostname.replace(/\.$/, "");
   } catch {
     return false;
   }
