@@ -77,6 +77,8 @@ export interface InstanceFacts {
   title: Maybe<string | undefined>;
   shutdownAt: Maybe<number | string | undefined>;
   instanceUuid: Maybe<string | undefined>;
+  /** The model an existing instance runs on (an output): gpuUuid or one of its fallbacks. */
+  runningGpuUuid: Maybe<string | undefined>;
   /** The Fleet it is a member of, if any. */
   fleet?: FleetMembership;
 }
@@ -110,6 +112,7 @@ export function instanceFacts(resource: {
     title: ofType(get("title"), "string"),
     shutdownAt: ofType(get("shutdownAt"), "string", "number"),
     instanceUuid: ofType(get("instanceUuid"), "string"),
+    runningGpuUuid: ofType(get("runningGpuUuid"), "string"),
   };
 }
 

@@ -29,6 +29,8 @@ import {
   refusedForLong,
 } from "./create-failures";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
+import { onListedModel } from "./gpu-choices";
+import { createOnFirstFreeModel } from "./gpu-fallback";
 import type { InstanceInputs } from "./inputs";
 import { newClaimantId } from "./lost-create/claim";
 import { pendingCreateError, unresolvedError } from "./lost-create/pending-record";
@@ -48,6 +50,15 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
   if (inputs.shutdownAt !== undefined) await assertTimerAhead(ctx, inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
+  return createOnFirstFreeModel(ctx, inputs, (onModel) => createOnModel(ctx, onModel, deadline));
+}
+
+/** Makes, marks and converges an instance on the GPU model `inputs` name. */
+async function createOnModel(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  deadline: number,
+): Promise<CloudInstance> {
   const watch = new LateWatch(ctx, specOf(inputs), lateWatchProgress(ctx, inputs));
   try {
     const made = await makeMarkedInstance(ctx, inputs, deadline, watch);
@@ -77,7 +88,7 @@ async function adopt(
     }
     throw err;
   }
-  const spec = specOf(inputs);
+  const spec = specOf(onListedModel(inputs, cloud));
   const mismatches = adoptionMismatches(cloud, spec);
   if (mismatches.length > 0) {
     throw new Error(

@@ -15,6 +15,7 @@ import { plainJson } from "../../framework/plain-json";
 import { POWERED_ON, services, shutdownAtInput, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
+import { catalogueFailures, declaredModel } from "./gpu-choices";
 import { instanceChecks, InstanceInputs, REPLACING_INPUTS } from "./inputs";
 import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./lost-create/pending-record";
 import { deletePending, readPending } from "./lost-create/pending-resolution";
@@ -61,6 +62,13 @@ const outputs = {
     sshPasswords,
   ),
   gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name"),
+  runningGpuUuid: field(
+    z
+      .string()
+      .nullable()
+      .describe("The GPU model the instance runs on: gpuUuid, or the one of fallbackGpuUuids the cloud had cards of."),
+    "gpu_uuid",
+  ),
   imageName: field(z.string().nullable().describe("Image name."), "image_name"),
   imageTag: field(z.string().nullable().describe("Image version tag."), "image_tag"),
   createTime: field(
@@ -106,7 +114,7 @@ function cloudInputs(inputs: InstanceInputs, cloud: CloudInstance): InstanceInpu
     title: cloud.title ? cloud.title : inputs.title,
     running: POWERED_ON.includes(cloud.status),
     shutdownAt: shutdownAtInput(cloud),
-    gpuUuid: cloud.gpu_uuid ?? inputs.gpuUuid,
+    gpuUuid: declaredModel(inputs, cloud),
     gpuNums: cloud.gpu_nums ?? inputs.gpuNums,
   });
 }
@@ -145,11 +153,14 @@ export const instance = defineResource({
     keepWhenUnset: ["podTag"],
     // Pinning the tag the instance already runs asks for nothing new: only another tag replaces it.
     sameAsOutput: { podTag: "imageTag" },
+    // The instance runs on one model of its list: a list that still holds it asks for nothing new.
+    choicesOf: { output: "runningGpuUuid", inputs: ["gpuUuid", "fallbackGpuUuids"] },
     adoptsById: "adoptInstanceUuid",
     remade: { when: isPendingId, output: PENDING_OUTPUT },
   },
   stableOutputs: ["instanceUuid", "gpuName", "imageName", "imageTag", "createTime", "chargingType"],
   checks: instanceChecks,
+  cloudChecks: catalogueFailures,
   async create(ctx, inputs) {
     const cloud = await createInstance(ctx, inputs);
     return { id: cloud.instance_uuid, ...state(inputs, cloud) };

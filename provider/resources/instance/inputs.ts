@@ -7,6 +7,7 @@ import { GPU_NUMS, TITLE_MAX } from "../../../sdk";
 import { crossFieldRule, exactlyOneOf, isUnknown } from "../../framework/check";
 import type { Inputs } from "../../framework/define-resource";
 import { sameValue } from "../../framework/diff";
+import { distinctModels, fallbackGpuUuidsInput } from "./gpu-choices";
 import { isoTime, SHUTDOWN_LEAD_SECONDS } from "./timer";
 
 const uuid = (what: string) =>
@@ -45,6 +46,7 @@ export const REPLACING_INPUTS = [
   "podTag",
   "imageUuid",
   "gpuUuid",
+  "fallbackGpuUuids",
   "gpuNums",
   "adoptInstanceUuid",
 ] as const;
@@ -60,6 +62,7 @@ export const InstanceInputs = z.object({
     .optional()
     .describe("Create from this image instead of a pod."),
   gpuUuid: uuid("a GPU model uuid from getGpu").describe("GPU model."),
+  fallbackGpuUuids: fallbackGpuUuidsInput,
   gpuNums: z
     .number({ error: `must be one of ${GPU_NUMS.join(", ")}` })
     .refine((n) => (GPU_NUMS as readonly number[]).includes(n), {
@@ -158,6 +161,7 @@ const timerInFuture = crossFieldRule<InstanceInputs>(
 export const specChecks = [
   exactlyOneOf<InstanceInputs>(["podUuid", "imageUuid"], "create from a pod or from an image"),
   podTagNeedsPod,
+  distinctModels,
 ];
 
 export const instanceChecks = [...specChecks, timerNeedsRunning, timerInFuture];
