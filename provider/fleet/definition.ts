@@ -77,7 +77,10 @@ function memberChange(input: (typeof MEMBER_SPEC)[number]): string {
   if (!(instance.diff.replaceOnChanges as readonly string[]).includes(input))
     return "updates every member in place";
   const unchanged = instance.diff.keepWhenUnset?.includes(input) ? " (nothing when unset)" : "";
-  return `replaces every member, as replaceMembers says${unchanged}`;
+  const stillListed = instance.diff.choicesOf?.inputs.includes(input)
+    ? " (nothing for a member whose runningGpuUuid the new gpuUuid and fallbackGpuUuids still hold)"
+    : "";
+  return `replaces every member, as replaceMembers says${unchanged}${stillListed}`;
 }
 
 export const fleet: ComponentDefinition<"Fleet", typeof FleetInputs> = defineComponent({

@@ -22,6 +22,7 @@ export const fallbackGpuUuidsInput = z
     { error: "must be a list of GPU model uuids" },
   )
   .min(1, "must not be empty: leave fallbackGpuUuids out to use gpuUuid alone")
+  .meta({ rule: "a list of at least one model; each a valid GPU model uuid of the catalogue" })
   .optional()
   .describe(
     "GPU models tried in this order after gpuUuid when the cloud refuses a model (no free cards), at create and " +
