@@ -83,7 +83,9 @@ function changeWords(definition: AnyResourceDefinition, name: string): string {
     ...(diff.adoptsById === name ? ["set to the resource's own id"] : []),
     ...(diff.sameAsOutput?.[name] ? [`set to the value of \`${diff.sameAsOutput[name]}\``] : []),
     ...(diff.choicesOf?.inputs.includes(name)
-      ? [`${diff.choicesOf.inputs.map((input) => `\`${input}\``).join(" and ")} still hold \`${diff.choicesOf.output}\``]
+      ? [
+          `${diff.choicesOf.inputs.map((input) => `\`${input}\``).join(" and ")} still hold \`${diff.choicesOf.output}\``,
+        ]
       : []),
   ];
   const effect = replaces ? "replaces" : "updates in place";

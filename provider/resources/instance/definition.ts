@@ -66,7 +66,9 @@ const outputs = {
     z
       .string()
       .nullable()
-      .describe("The GPU model the instance runs on: gpuUuid, or the one of fallbackGpuUuids the cloud had cards of."),
+      .describe(
+        "The GPU model the instance runs on: gpuUuid, or the one of fallbackGpuUuids the cloud had cards of.",
+      ),
     "gpu_uuid",
   ),
   imageName: field(z.string().nullable().describe("Image name."), "image_name"),

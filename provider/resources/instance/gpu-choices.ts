@@ -116,10 +116,11 @@ function unusable(all: readonly string[], checked: readonly string[], catalogue:
     if (!checked.includes(model)) return [];
     const gpu = byUuid.get(model);
     const at = `${INPUT}[${index}] (${model})`;
-    if (!gpu)
-      return [`${at} is not a GPU model of the cloud's catalogue; take one from getGpus or getGpu`];
+    if (!gpu) return [`${at} is not a GPU model of the cloud's catalogue; take one from getGpus or getGpu`];
     if (gpu.status !== 1)
-      return [`${at} is ${gpu.gpu_name}, not available to rent now (status ${gpu.status}); pick a valid model`];
+      return [
+        `${at} is ${gpu.gpu_name}, not available to rent now (status ${gpu.status}); pick a valid model`,
+      ];
     return [];
   });
 }
@@ -136,5 +137,7 @@ export function declaredModel(inputs: InstanceInputs, cloud: CloudInstance): str
 /** The inputs on the model the instance runs on, when it is one of the list: an adoption compares those. */
 export function onListedModel(inputs: InstanceInputs, cloud: CloudInstance): InstanceInputs {
   const running = cloud.gpu_uuid;
-  return running !== undefined && modelsOf(inputs).includes(running) ? { ...inputs, gpuUuid: running } : inputs;
+  return running !== undefined && modelsOf(inputs).includes(running)
+    ? { ...inputs, gpuUuid: running }
+    : inputs;
 }

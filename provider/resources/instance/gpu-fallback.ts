@@ -52,7 +52,8 @@ export async function createOnFirstFreeModel(
   });
   const refusals: Refusal[] = [];
   for (const model of pendingFirst(ctx, inputs)) {
-    if (refusals.length > 0) ctx.progress(`Creating instance: ${refusedSoFar(refusals)}; trying GPU model ${model}`);
+    if (refusals.length > 0)
+      ctx.progress(`Creating instance: ${refusedSoFar(refusals)}; trying GPU model ${model}`);
     try {
       return await create({ ...inputs, gpuUuid: model });
     } catch (err) {
@@ -117,9 +118,7 @@ function refusedSoFar(refusals: readonly Refusal[]): string {
 
 /** "4090D (gpu-1): no free cards; 5090 (gpu-2): ...", by the catalogue's names where it can be read. */
 async function described(ctx: ProviderContext, refusals: readonly Refusal[]): Promise<string> {
-  const names = new Map(
-    (await gpuCatalogue(ctx).catch(() => [])).map((gpu) => [gpu.gpu_uuid, gpu.gpu_name]),
-  );
+  const names = new Map((await gpuCatalogue(ctx).catch(() => [])).map((gpu) => [gpu.gpu_uuid, gpu.gpu_name]));
   return refusals
     .map(({ model, refusal }) => {
       const name = names.get(model);
