@@ -33,16 +33,17 @@ interface Refusal {
 
 /**
  * Creates on the first model of the list the cloud does not refuse; `create` makes, marks and
- * converges one instance on the model its inputs name. Without fallbacks it is `create` as it is. A
+ * converges one instance on the model its inputs name (`listed`: after a refusal, whose listing stands).
+ * Without fallbacks it is `create` as it is. A
  * model with a pending create of this resource is tried first, so that its recovery, not a create on
  * another model, settles it.
  */
 export async function createOnFirstFreeModel(
   ctx: ProviderContext,
   inputs: InstanceInputs,
-  create: (onModel: InstanceInputs) => Promise<CloudInstance>,
+  create: (onModel: InstanceInputs, listed: boolean) => Promise<CloudInstance>,
 ): Promise<CloudInstance> {
-  if (inputs.fallbackGpuUuids === undefined) return create(inputs);
+  if (inputs.fallbackGpuUuids === undefined) return create(inputs, false);
   await assertModelsKnown(ctx, inputs).catch((err: unknown) => {
     throw new Error(
       `Could not create instance: the fallbackGpuUuids could not be checked against the GPU catalogue (${messageOf(err)}). ` +
@@ -55,7 +56,8 @@ export async function createOnFirstFreeModel(
     if (refusals.length > 0)
       ctx.progress(`Creating instance: ${refusedSoFar(refusals)}; trying GPU model ${model}`);
     try {
-      return await create({ ...inputs, gpuUuid: model });
+      // The listing before the refused call stands: the refusal made nothing that a new one could show.
+      return await create({ ...inputs, gpuUuid: model }, refusals.length > 0);
     } catch (err) {
       if (!isRefusal(err, CREATE_CALLS)) throw err;
       refusals.push({ model, refusal: err });
