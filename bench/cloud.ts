@@ -30,7 +30,7 @@ export interface InstanceSpec {
   title: string;
 }
 
-/** The emulator's request log keeps the last 50,000 requests (emulator/core/requestlog.ts): counts that reach it are lower bounds. */
+/** The emulator's request log keeps the last 50,000 requests (emulator/core/controls/requestlog.ts): counts that reach it are lower bounds. */
 export const REQUEST_LOG_CAP = 50_000;
 
 export interface Counts {

@@ -19,6 +19,7 @@ import {
   type Op,
   type OperationResult,
 } from "../testing";
+import { DYNAMIC_PREFIX, NATIVE_PREFIX } from "../provider/tokens";
 import { GpuCloudClient, terminalSafe } from "../sdk";
 import { Progress, seconds } from "./progress";
 import { countsLine, outputLines, planLines, style, type Style } from "./render";
@@ -52,13 +53,13 @@ const DOORS: Record<DemoDoor, DoorPlan> = {
   dynamic: {
     open: dynamicFrontDoor,
     through: "Pulumi's dynamic-provider server",
-    typePrefix: "pulumi-nodejs:dynamic/gpucloud:",
+    typePrefix: DYNAMIC_PREFIX,
     providerCode: true,
   },
   native: {
     open: () => nativeFrontDoor(),
     through: "the native plugin pulumi-resource-gpucloud",
-    typePrefix: "gpucloud:index:",
+    typePrefix: NATIVE_PREFIX,
     providerCode: false,
   },
 };

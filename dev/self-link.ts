@@ -50,20 +50,38 @@ function newestSource(dir: string): number {
 }
 
 /**
+ * Written at the end of every `npm run build` (package.json "build"). The build is incremental (tsc
+ * re-emits only the files whose text changed), so a compiled file's own time says when its source last
+ * changed, not when the package was last built: the stamp says that.
+ */
+export const BUILD_STAMP = "dist/.built";
+
+/** Marks dist/ as built from the sources as they are now: the last step of `npm run build`. */
+export function stampBuild(root: string = REPO_ROOT): void {
+  fs.writeFileSync(path.join(root, BUILD_STAMP), `${new Date().toISOString()}\n`);
+}
+
+/**
  * The shim requires the compiled package, so runs of real providers need `npm run build` first, and a
  * build older than the sources would test yesterday's code.
  */
 export function assertBuilt(root: string = REPO_ROOT): void {
   const entry = path.join(root, "dist", "provider", "dynamic.js");
+  const stamp = path.join(root, BUILD_STAMP);
   const rebuild =
     "Run `npm run build` first: the serialized provider requires pulumi-gpucloud/dynamic from dist/.";
-  if (!fs.existsSync(entry))
-    throw new Error(`The provider server needs the compiled package: ${entry} is missing. ${rebuild}`);
-  const built = fs.statSync(entry).mtimeMs;
+  if (!fs.existsSync(entry) || !fs.existsSync(stamp))
+    throw new Error(
+      `The provider server needs the compiled package: ${entry} or ${stamp} is missing. ${rebuild}`,
+    );
+  const built = fs.statSync(stamp).mtimeMs;
   const sources = ["provider", "sdk", "testing"].map((dir) => newestSource(path.join(root, dir)));
   if (Math.max(...sources) > built)
     throw new Error(`The compiled package in dist/ is older than provider/, sdk/ or testing/. ${rebuild}`);
 }
 
-/** The repository's dev setup, as `npm ci` makes it (package.json "prepare"): the self link. */
-if (require.main === module) ensurePackageLink();
+/** The repository's dev setup, as `npm ci` makes it (package.json "prepare"): the self link; or the build's stamp. */
+if (require.main === module) {
+  if (process.argv.includes("--stamp-build")) stampBuild();
+  else ensurePackageLink();
+}

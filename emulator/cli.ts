@@ -1,11 +1,15 @@
 #!/usr/bin/env node
+/**
+ * The `gpucloud-emulator` command: reads the flags into the emulator's options, starts it, prints the address
+ * it listens on and stops it on a signal.
+ */
 import { parseArgs } from "node:util";
 import { DURATION_NAMES } from "./core/durations";
-import { errorStatusMode } from "./core/envelope";
+import { errorStatusMode } from "./core/http/envelope";
 import { OptionError } from "./core/options";
 import { terminalText } from "./core/terminal-text";
 import { startEmulator } from "./index";
-import type { EmulatorOptions, GpuStock } from "./emulator-options";
+import type { EmulatorOptions, GpuStock } from "./core/emulator-options";
 
 const HELP = `Usage: gpucloud-emulator [options]
 

@@ -1,7 +1,11 @@
-import type { EmulatorOptions } from "./emulator-options";
+/**
+ * The package's `pulumi-gpucloud/emulator` entry: `startEmulator` and the option types, and (marked internal)
+ * what this repository's tests, bench and demo reach inside.
+ */
+import type { EmulatorOptions } from "./core/emulator-options";
 import { Emulator } from "./server";
 
-export type { EmulatorOptions, ErrorStatusMode, GpuStock } from "./emulator-options";
+export type { EmulatorOptions, ErrorStatusMode, GpuStock } from "./core/emulator-options";
 export { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./core/durations";
 export { seededRandom } from "./core/random";
 
@@ -10,7 +14,7 @@ export { seededRandom } from "./core/random";
 /** @internal */
 export { Emulator } from "./server";
 /** @internal */
-export { API_BASE, ADMIN_BASE, BODY_LIMIT } from "./core/controls";
+export { API_BASE, ADMIN_BASE, BODY_LIMIT } from "./core/controls/emulator-controls";
 /** @internal */
 export type { Room, RoomContext } from "./core/room";
 /** @internal */
@@ -18,7 +22,7 @@ export { fingerprint, userOfKeySpec } from "./core/auth";
 /** @internal */
 export { OptionError } from "./core/options";
 /** @internal */
-export { MAX_STORED_INPUT_BYTES } from "./core/validation";
+export { MAX_STORED_INPUT_BYTES } from "./core/http/validation";
 /** @internal */
 export {
   INSTANCE_TRANSITIONS,

@@ -1,40 +1,47 @@
+/**
+ * The emulator put together: the shared core, the room list, the admin API, the console and the services
+ * gateway behind one HTTP server, and the real-time ticker.
+ */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { AccountRoom } from "./account/routes";
 import { AssetsRoom } from "./assets/routes";
 import { CatalogueRoom } from "./catalogue/routes";
+import { CATALOGUE_SEED } from "./catalogue/seed";
 import { CatalogueStore } from "./catalogue/store";
 import { answerConsoleRefusal, consoleAreaOf, registerConsole } from "./console/routes";
-import { AccessGuard, type Area, isLoopbackAddress } from "./core/access";
-import { registerAdminRoutes } from "./core/admin";
-import { ADMIN_BASE, API_BASE, BODY_LIMIT, type EmulatorControls } from "./core/controls";
+import { AccessGuard, type Area, isLoopbackAddress } from "./core/http/access";
+import { registerAdminRoutes } from "./core/controls/admin-api";
+import { ADMIN_BASE, API_BASE, BODY_LIMIT, type EmulatorControls } from "./core/controls/emulator-controls";
 import { bearerKey, fingerprint, KeyRing } from "./core/auth";
 import { SimClock } from "./core/clock";
-import { errorStatusMode, installErrorHandling, sendError } from "./core/envelope";
-import { isAnswerFault, rewriteAnswer, type AnswerFaultKind } from "./core/answer-faults";
-import { altError, ApiError, notLoggedIn, rateLimited, systemError } from "./core/errors";
-import { FaultTable } from "./core/faults";
+import { errorStatusMode, installErrorHandling, sendError } from "./core/http/envelope";
+import { isAnswerFault, rewriteAnswer, type AnswerFaultKind } from "./core/controls/answer-faults";
+import { altError, ApiError, notLoggedIn, rateLimited, systemError } from "./core/http/errors";
+import { FaultTable } from "./core/controls/faults";
 import { newId } from "./core/ids";
 import { checkOptions, LatencyTable, OptionError, resolveDurations } from "./core/options";
-import { StateFile, StateFileError } from "./core/persistence";
-import { RateLimiter } from "./core/ratelimit";
-import { type LoggedRequest, RequestLog } from "./core/requestlog";
+import { StateFile, StateFileError } from "./core/state/persistence";
+import { RateLimiter } from "./core/http/ratelimit";
+import { type LoggedRequest, RequestLog } from "./core/controls/requestlog";
 import type { Room, RoomContext } from "./core/room";
-import { BUILT_IN_SEED, loadSeedFile, type Seed } from "./core/seed-file";
-import { exportState, importState, serializeState, type StateHolders } from "./core/state";
-import { StateProblem } from "./core/state-schema";
+import { loadSeed } from "./core/state/seed";
+import { exportState, importState, serializeState, type StateHolders } from "./core/state/document";
+import { StateProblem } from "./core/state/schema";
 import { Wallet } from "./core/wallet";
 import { ImagesRoom } from "./images/routes";
 import { InstancesRoom } from "./instances/routes";
 import type { InstancesStore } from "./instances/store";
+import { VIDEO_MODELS_SEED } from "./model-runs/models";
 import { ModelRunsRoom } from "./model-runs/routes";
 import { ServicesGateway, SERVICES_BASE } from "./services/gateway";
 import { StockRoom } from "./stock/routes";
 import { resolveGpuStock } from "./stock/setting";
 import { StockStore } from "./stock/store";
 import { WorkflowsRoom } from "./workflows/routes";
-import type { EmulatorOptions } from "./emulator-options";
+import { WORKFLOWS_SEED } from "./workflows/seed";
+import type { EmulatorOptions } from "./core/emulator-options";
 
-export type { EmulatorOptions } from "./emulator-options";
+export type { EmulatorOptions } from "./core/emulator-options";
 
 const TICK_MS = 250;
 /** Changes made by the clock alone are saved at most this often; they replay from the saved clock anyway. */
@@ -59,7 +66,7 @@ declare module "fastify" {
     failAfterCommit?: boolean;
     /** late_commit: how long to hold the request before carrying it out. */
     holdMs?: number;
-    /** A fault that carries the call out, then changes its answer (core/answer-faults.ts). */
+    /** A fault that carries the call out, then changes its answer (core/controls/answer-faults.ts). */
     answerFault?: AnswerFaultKind;
   }
   interface FastifyContextConfig {
@@ -86,7 +93,6 @@ export class Emulator implements EmulatorControls {
   readonly app: FastifyInstance;
   /** What the start did that the caller should know of (the CLI prints them on stderr). */
   readonly notices: string[] = [];
-  private readonly seedData: Seed;
   /** The `--state` file, when there is one. */
   readonly stateFile?: StateFile;
   private readonly apiRoutes: RegExp[] = [];
@@ -98,7 +104,8 @@ export class Emulator implements EmulatorControls {
 
   constructor(private readonly options: EmulatorOptions = {}) {
     checkOptions(options);
-    this.seedData = options.seedFile === undefined ? BUILT_IN_SEED : loadSeedFile(options.seedFile);
+    // The areas that read a `--seed FILE`: adding one is one entry here.
+    const seed = loadSeed([CATALOGUE_SEED, WORKFLOWS_SEED, VIDEO_MODELS_SEED], options.seedFile);
     this.clock = new SimClock(options.startTime ?? Math.floor(Date.now() / 1000));
     this.wallet = new Wallet(() => this.clock.now(), newId);
     this.limiter = new RateLimiter(options.rateLimit ?? 0);
@@ -124,7 +131,7 @@ export class Emulator implements EmulatorControls {
 
     // The room list: adding an API area is one line here.
     const durations = resolveDurations(options.durations);
-    const catalogue = new CatalogueRoom(new CatalogueStore(this.seedData.catalogue));
+    const catalogue = new CatalogueRoom(new CatalogueStore(seed.of(CATALOGUE_SEED)));
     const images = new ImagesRoom(ctx, durations.save_image);
     // The stock counts the cards instances hold; the instances ask the stock before they take any.
     const cardsInUse = (): ReadonlyMap<string, number> => instances.store.cardsInUse();
@@ -149,8 +156,8 @@ export class Emulator implements EmulatorControls {
       stock,
       new AccountRoom(ctx),
       assets,
-      new WorkflowsRoom(ctx, assets.store, this.seedData.workflows),
-      new ModelRunsRoom(ctx, assets.store, this.seedData.videoModels),
+      new WorkflowsRoom(ctx, assets.store, seed.of(WORKFLOWS_SEED)),
+      new ModelRunsRoom(ctx, assets.store, seed.of(VIDEO_MODELS_SEED)),
     ];
     this.instances = instances.store;
     this.stock = stock.store;

@@ -5,7 +5,7 @@
  * children the engine has the plugin's Construct declare (docs/design/contracts.md#fleet).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { token } from "./codegen/package-schema";
+import { token } from "./tokens";
 import { componentDefinitionOf, type ComponentKind } from "./components";
 import { declareComponent, refuseKnownMistakes } from "./components/declare";
 import { programKit } from "./components/kits";

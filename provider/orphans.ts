@@ -7,12 +7,10 @@
 
 import { terminalSafe } from "../sdk/terminal-safe";
 import { isPendingId } from "./resources/instance/lost-create/pending-record";
+import { stateTokens } from "./tokens";
 
 /** An Instance as the state keeps it: through the dynamic providers, or through the native plugin. */
-export const INSTANCE_TYPES: readonly string[] = [
-  "pulumi-nodejs:dynamic/gpucloud:Instance",
-  "gpucloud:index:Instance",
-];
+export const INSTANCE_TYPES: readonly string[] = stateTokens("Instance");
 
 function isInstance(resource: StackResource | undefined): boolean {
   return resource?.type !== undefined && INSTANCE_TYPES.includes(resource.type);

@@ -1,14 +1,10 @@
 /** What every generated resource class (provider/generated/resources.ts) hands to pulumi.dynamic.Resource. */
 import type * as pulumi from "@pulumi/pulumi";
 import { RESOURCE_NAME_KEY } from "./framework/check";
-import {
-  PACKAGE,
-  secretOutputNames,
-  stateNames,
-  type AnyResourceDefinition,
-} from "./framework/define-resource";
+import { secretOutputNames, stateNames, type AnyResourceDefinition } from "./framework/define-resource";
 import { definitionOf, type ResourceKind } from "./resources";
 import { shimProvider } from "./shim";
+import { PACKAGE } from "./tokens";
 
 export function resourceArguments(
   kind: ResourceKind,

@@ -11,6 +11,7 @@
  */
 import * as path from "node:path";
 import { packageRoot } from "../provider/package-root";
+import { DYNAMIC_TYPE_PREFIX, PACKAGE } from "../provider/tokens";
 import {
   failureList,
   ProviderProcess,
@@ -28,7 +29,6 @@ import { nodeExitingWithEngine } from "./plugin-process";
 import { reveal, type Props } from "./wire";
 
 const PROVIDER_KEY = "__provider";
-const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/";
 
 /** A resource as the provider behind a front door knows it. */
 export interface ResourceRef {
@@ -134,7 +134,7 @@ class DynamicFrontDoor implements FrontDoor {
   constructor(private readonly server: ProviderProcess) {}
 
   admit(registration: { urn: string; type: string; inputs: Props }): Admitted {
-    if (!registration.type.startsWith(DYNAMIC_PREFIX)) {
+    if (!registration.type.startsWith(DYNAMIC_TYPE_PREFIX)) {
       throw new Error(`${registration.urn}: the dynamic front door serves dynamic resources only.`);
     }
     const provider = registration.inputs[PROVIDER_KEY];
@@ -218,7 +218,7 @@ export interface NativeFrontDoorOptions {
 /** This package's own plugin, `pulumi-resource-gpucloud`, as the Pulumi engine starts it. */
 export function gpucloudPlugin(): NativeFrontDoorOptions {
   return {
-    package: "gpucloud",
+    package: PACKAGE,
     command: process.execPath,
     args: [path.join(packageRoot(), "dist", "provider", "native", "main.js")],
   };
@@ -226,7 +226,7 @@ export function gpucloudPlugin(): NativeFrontDoorOptions {
 
 /** `pulumi-nodejs:dynamic/gpucloud:Instance` -> `gpucloud:index:Instance`; undefined for another package's type. */
 export function nativeType(dynamicType: string, pkg: string): string | undefined {
-  const prefix = `${DYNAMIC_PREFIX}${pkg}:`;
+  const prefix = `${DYNAMIC_TYPE_PREFIX}${pkg}:`;
   if (!dynamicType.startsWith(prefix)) return undefined;
   return `${pkg}:index:${dynamicType.slice(prefix.length)}`;
 }

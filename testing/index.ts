@@ -4,10 +4,10 @@
  * as data. Resources go through Pulumi's own dynamic-provider server, as under the CLI; policy packs
  * (`policyPacks`) run through Pulumi's own policy-pack runner, as under `--policy-pack`.
  */
+export { Stack, type StackOptions } from "./stack";
 export {
   CheckFailedError,
   OperationError,
-  Stack,
   StepError,
   typeName,
   type EngineEvent,
@@ -15,9 +15,8 @@ export {
   type Operation,
   type OperationResult,
   type PropertyChange,
-  type StackOptions,
   type Step,
-} from "./stack";
+} from "./engine";
 export type { ResourceRecord, StackState } from "./state";
 export { ProviderCallError, ResourceInitFailedError } from "./provider-process";
 export type { EngineMessage, Severity } from "./engine-log";

@@ -1,7 +1,7 @@
 /**
  * The engine's resource monitor, served over gRPC as the Pulumi engine serves it to a provider's
  * Construct: a multi-language component's provider registers the component and its children here, and
- * the engine plans and applies each child as it does a program's (stack.ts). It answers what
+ * the engine plans and applies each child as it does a program's (engine/deployment.ts). It answers what
  * @pulumi/pulumi's runtime asks of a monitor: the features it supports, each registration (after the
  * child's step is done, with its URN, id and outputs) and the component's outputs.
  *

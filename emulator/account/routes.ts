@@ -1,8 +1,12 @@
+/**
+ * The account room's routes: /balance/info, /recharge/list and /bill/list, parsed and answered. The room
+ * keeps no state of its own: balances and bills live in the shared wallet.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import type { Room, RoomContext } from "../core/room";
-import { paginate, pagingQuery, parseQuery } from "../core/validation";
+import { paginate, pagingQuery, parseQuery } from "../core/http/validation";
 import { AccountStore } from "./store";
 
 const rechargeQuery = z.object({ ...pagingQuery, trade_number: z.string().optional() });

@@ -1,7 +1,8 @@
 /**
- * Recharge records every user starts with (the API shows the fields only, docs/design/cloud-api.md#account;
- * amounts are made up).
+ * The account room's seed: the recharge records every user starts with (the API shows their fields only,
+ * docs/design/cloud-api.md#account; the amounts are made up).
  */
+
 export interface RechargeRecord {
   amount: number;
   trade_time: number;

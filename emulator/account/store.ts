@@ -1,3 +1,7 @@
+/**
+ * The account room's store: a user's balance, recharge records and bills, read from the shared wallet and the
+ * seed; nothing of HTTP.
+ */
 import type { BillRecord, Wallet } from "../core/wallet";
 import { type RechargeRecord, SEED_RECHARGES } from "./seed";
 

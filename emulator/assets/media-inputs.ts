@@ -1,3 +1,7 @@
+/**
+ * The assets room's rules for media values inside workflow and model-run inputs (a URL, a data URL, an asset
+ * reference, with an optional role and label), shared by both areas.
+ */
 import { AssetStore } from "./store";
 import { MediaType } from "./media-types";
 

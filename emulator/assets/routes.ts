@@ -1,9 +1,13 @@
+/**
+ * The assets room's routes: POST /assets (a multipart upload) and GET /assets/{asset_id}, parsed and answered
+ * over the store.
+ */
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { ApiError, paramError } from "../core/errors";
-import { ok } from "../core/envelope";
-import { parseQuery } from "../core/validation";
+import { ApiError, paramError } from "../core/http/errors";
+import { ok } from "../core/http/envelope";
+import { parseQuery } from "../core/http/validation";
 import { StoreRoom, type RoomContext } from "../core/room";
 import { MAX_ASSET_BYTES } from "./state";
 import { AssetStore, UploadedFile, UploadFields } from "./store";

@@ -1,5 +1,9 @@
+/**
+ * The assets room's state schema and limits: an uploaded asset's record as the store, the state file and
+ * snapshots keep it (its measure, never its content).
+ */
 import { z } from "zod";
-import { characters, choice, nonEmpty, seconds, text } from "../core/state-schema";
+import { characters, choice, nonEmpty, seconds, text } from "../core/state/schema";
 import { MEDIA_TYPES } from "./media-types";
 
 /** Spec Limits: "100 MB per file"; read as MiB, the larger of the two readings. */

@@ -1,7 +1,11 @@
+/**
+ * The assets room's store: uploaded workflow input assets, their owners and expiry, and how the API shows
+ * them; nothing of HTTP.
+ */
 import { createHmac, randomBytes } from "node:crypto";
-import { ApiError, paramError } from "../core/errors";
-import type { KnownState } from "../core/state-schema";
-import { requireUser } from "../core/state-schema";
+import { ApiError, paramError } from "../core/http/errors";
+import type { KnownState } from "../core/state/schema";
+import { requireUser } from "../core/state/schema";
 import { inferMimeType, isMediaType, MEDIA_TYPES, MediaType, mediaTypeOfMime } from "./media-types";
 import { MAX_FILENAME_CHARACTERS, type AssetRecord, type AssetSnapshot } from "./state";
 

@@ -1,6 +1,10 @@
+/**
+ * The assets room's upload reader: measures a multipart file as it streams (size, sha256, first bytes) and
+ * stops at the limit, so no upload sits in memory.
+ */
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
-import { altError } from "../core/errors";
+import { altError } from "../core/http/errors";
 import { MAX_ASSET_BYTES } from "./state";
 import { UploadedFile } from "./store";
 

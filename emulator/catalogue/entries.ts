@@ -1,10 +1,10 @@
-import { z } from "zod";
-import { nonEmpty, seconds } from "../core/state-schema";
-
 /**
- * Catalogue entries in the API's own field names, as /gpu/list, /pod/list and /image/market/list
- * return them. The built-in seed and a user's `--seed FILE` both go through these schemas.
+ * The catalogue room's entries: GPU models, pods and market images in the API's own field names, as
+ * /gpu/list, /pod/list and /image/market/list return them. The built-in seed and a user's `--seed FILE` both
+ * go through these schemas.
  */
+import { z } from "zod";
+import { nonEmpty, seconds } from "../core/state/schema";
 
 const amount = z.number().min(0);
 
@@ -69,16 +69,9 @@ export const marketImageSchema = z.strictObject({
 });
 export type MarketImage = z.infer<typeof marketImageSchema>;
 
-/** A list of entries whose `key` must not repeat: a repeated id would make lookups pick one at random. */
-export function uniqueList<S extends z.ZodType>(entry: S, key: (item: z.infer<S>) => string, name: string) {
-  return z.array(entry).superRefine((items, ctx) => {
-    const seen = new Map<string, number>();
-    items.forEach((item, index) => {
-      const id = key(item);
-      const first = seen.get(id);
-      if (first === undefined) seen.set(id, index);
-      else
-        ctx.addIssue({ code: "custom", path: [index, name], message: `repeats [${first}]'s ${name} ${id}` });
-    });
-  });
+/** The catalogue an emulator serves: the built-in seed, or the lists of a `--seed FILE`. */
+export interface Catalogue {
+  gpus: readonly GpuModel[];
+  pods: readonly Pod[];
+  market_images: readonly MarketImage[];
 }

@@ -1,8 +1,12 @@
+/**
+ * The catalogue room's routes: /gpu/list, /pod/list and /image/market/list, parsed and answered over the
+ * store.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import type { Room } from "../core/room";
-import { DEFAULT_PAGE_SIZE, paginate, pagingQuery, parseQuery } from "../core/validation";
+import { DEFAULT_PAGE_SIZE, paginate, pagingQuery, parseQuery } from "../core/http/validation";
 import { CatalogueStore } from "./store";
 
 const podListQuery = z.object({ ...pagingQuery, name: z.string().optional() });

@@ -1,9 +1,20 @@
-import type { GpuModel, MarketImage, Pod, WebService } from "./entries";
-
 /**
- * The seed catalogue (docs/design/contracts.md#seed-catalogue). Ids are fixed literals so they stay the same
+ * The catalogue room's seed (docs/design/contracts.md#seed-catalogue): the built-in GPU models, pods and
+ * market images, and the catalogue's part of a `--seed FILE`. Ids are fixed literals so they stay the same
  * across resets and restarts; tests should still look things up by gpu_name or pod title.
  */
+import { seedPart } from "../core/state/seed";
+import { uniqueList } from "../core/state/schema";
+import {
+  type Catalogue,
+  type GpuModel,
+  gpuModelSchema,
+  type MarketImage,
+  marketImageSchema,
+  type Pod,
+  podSchema,
+  type WebService,
+} from "./entries";
 
 export const SEED_GPUS: readonly GpuModel[] = [
   {
@@ -112,3 +123,23 @@ export function marketImageName(image: MarketImage): string {
   const framework = c.PyTorch ? `pytorch${c.PyTorch}` : c.TensorFlow ? `tensorflow${c.TensorFlow}` : "base";
   return `${framework}-cuda${c.CUDA}-py${c.Python}-ubuntu${c.Ubuntu}`;
 }
+
+export const BUILT_IN_CATALOGUE: Catalogue = {
+  gpus: SEED_GPUS,
+  pods: SEED_PODS,
+  market_images: SEED_MARKET_IMAGES,
+};
+
+/** The catalogue's part of a `--seed FILE`: each of its lists replaces the built-in one. */
+export const CATALOGUE_SEED = seedPart(
+  {
+    gpus: uniqueList(gpuModelSchema, (g) => g.gpu_uuid, "gpu_uuid"),
+    pods: uniqueList(podSchema, (p) => p.uuid, "uuid"),
+    market_images: uniqueList(marketImageSchema, (i) => i.uuid, "uuid"),
+  },
+  (inFile): Catalogue => ({
+    gpus: inFile.gpus ?? BUILT_IN_CATALOGUE.gpus,
+    pods: inFile.pods ?? BUILT_IN_CATALOGUE.pods,
+    market_images: inFile.market_images ?? BUILT_IN_CATALOGUE.market_images,
+  }),
+);

@@ -1,19 +1,10 @@
-import { paramError } from "../core/errors";
-import type { GpuModel, MarketImage, Pod, WebService } from "./entries";
-import { MARKET_IMAGE_SERVICES, SEED_GPUS, SEED_MARKET_IMAGES, SEED_PODS } from "./seed";
-
-/** The catalogue an emulator serves: the built-in seed, or the lists of a `--seed FILE`. */
-export interface Catalogue {
-  gpus: readonly GpuModel[];
-  pods: readonly Pod[];
-  market_images: readonly MarketImage[];
-}
-
-export const BUILT_IN_CATALOGUE: Catalogue = {
-  gpus: SEED_GPUS,
-  pods: SEED_PODS,
-  market_images: SEED_MARKET_IMAGES,
-};
+/**
+ * The catalogue room's store: the read-only GPU models, pods and market images an emulator serves, with the
+ * lookups and filters the other rooms and the routes use.
+ */
+import { paramError } from "../core/http/errors";
+import type { Catalogue, GpuModel, MarketImage, Pod, WebService } from "./entries";
+import { BUILT_IN_CATALOGUE, MARKET_IMAGE_SERVICES } from "./seed";
 
 /** Pods without their own `web_services` expose one service named after the pod, on this port. */
 const DEFAULT_POD_SERVICE_PORT = 8888;

@@ -1,6 +1,11 @@
+/**
+ * The web console's actions: each form a person posts (rename, power, destroy, save an image, idle policy,
+ * utilization, GPU stock, clock, faults, request log, reset), checked and carried out through the console's
+ * model.
+ */
 import { z } from "zod";
-import { faultSchema } from "../core/faults";
-import { parseBody } from "../core/validation";
+import { faultSchema } from "../core/controls/faults";
+import { parseBody } from "../core/http/validation";
 import { idleCloseBody, updateTitleBody, utilizationBody } from "../instances/routes";
 import { stockSettingSchema } from "../stock/setting";
 import type { ConsoleModel, InstanceRow } from "./model";

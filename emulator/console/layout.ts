@@ -1,3 +1,7 @@
+/**
+ * The web console's frame: its addresses, the page document around each page's live part, and the tables and
+ * forms pages are built of.
+ */
 import { clockTime } from "./format";
 import { html, type Html, type Renderable } from "./html";
 
@@ -17,7 +21,7 @@ export const consolePaths = {
 
 /**
  * Pages are scripts-from-self only: even if some text escaped its escaping, the browser would not run it.
- * No other site may frame them (the actions' refusal of other sites is core/access.ts's).
+ * No other site may frame them (the actions' refusal of other sites is core/http/access.ts's).
  */
 export const PAGE_HEADERS = {
   "content-security-policy":

@@ -1,10 +1,14 @@
+/**
+ * The web console's model: what the console reads and does, over the emulator's own stores and with the API's
+ * rules; nothing of HTTP.
+ */
 import { AccountStore } from "../account/store";
 import type { RechargeRecord } from "../account/seed";
 import { AssetsRoom } from "../assets/routes";
 import type { Asset } from "../assets/store";
-import { notFound } from "../core/errors";
-import type { Fault, FaultSpec } from "../core/faults";
-import type { LoggedRequest } from "../core/requestlog";
+import { notFound } from "../core/http/errors";
+import type { Fault, FaultSpec } from "../core/controls/faults";
+import type { LoggedRequest } from "../core/controls/requestlog";
 import type { Room } from "../core/room";
 import type { BillRecord } from "../core/wallet";
 import { ImagesRoom } from "../images/routes";
@@ -13,7 +17,7 @@ import { InstancesRoom } from "../instances/routes";
 import type { IdlePolicy, InstanceView, Utilization } from "../instances/store";
 import { ModelRunsRoom } from "../model-runs/routes";
 import type { ModelRunStore } from "../model-runs/store";
-import type { EmulatorControls } from "../core/controls";
+import type { EmulatorControls } from "../core/controls/emulator-controls";
 import { StockRoom } from "../stock/routes";
 import type { StockSetting, StockView } from "../stock/store";
 import { statusName } from "./format";

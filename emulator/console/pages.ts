@@ -1,8 +1,12 @@
+/**
+ * The web console's pages: every user's instances, one instance, one account (its runs, bills, recharges,
+ * images and assets) and the faults with the request log.
+ */
 import { IDLE_PERIODS, STATUS } from "../instances/codes";
 import { PLATFORM_IDLE_THRESHOLD, SKIP_THRESHOLD } from "../instances/store";
 import type { IdlePolicy, ServerMapEntry, Utilization } from "../instances/store";
-import { faultSchema, type Fault } from "../core/faults";
-import type { LoggedRequest } from "../core/requestlog";
+import { faultSchema, type Fault } from "../core/controls/faults";
+import type { LoggedRequest } from "../core/controls/requestlog";
 import { clockTime, cny, relative } from "./format";
 import { html, type Html, type Renderable } from "./html";
 import { actionForm, consolePaths, hidden, table, type Page, type View } from "./layout";

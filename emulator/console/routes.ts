@@ -1,9 +1,12 @@
+/**
+ * The web console's routes: its pages, assets and actions on `/` and `/console/...`, behind the access guard.
+ */
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Area, Refusal } from "../core/access";
-import { toApiError } from "../core/envelope";
-import { ApiError, notFound } from "../core/errors";
-import { API_BASE, BODY_LIMIT, type EmulatorControls } from "../core/controls";
+import type { Area, Refusal } from "../core/http/access";
+import { toApiError } from "../core/http/envelope";
+import { ApiError, notFound } from "../core/http/errors";
+import { API_BASE, BODY_LIMIT, type EmulatorControls } from "../core/controls/emulator-controls";
 import { CONSOLE_ACTIONS, type Form } from "./actions";
 import { html } from "./html";
 import {
@@ -42,7 +45,7 @@ export function registerConsole(app: FastifyInstance, emulator: EmulatorControls
 }
 
 /**
- * What a console route is to the access guard (core/access.ts), by its route pattern; undefined for a
+ * What a console route is to the access guard (core/http/access.ts), by its route pattern; undefined for a
  * route that is not the console's. Its script and styles hold nothing secret: the sign-in page uses them.
  */
 export function consoleAreaOf(route: string): Area | undefined {

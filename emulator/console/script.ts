@@ -8,6 +8,7 @@
  * - focus comes back to the same control after a replacement;
  * - a refused refresh (signed out, say) leaves the page as it was and asks for a reload.
  */
+
 export const CONSOLE_SCRIPT = String.raw`"use strict";
 (function () {
   var POLL_MS = 1000;

@@ -1,11 +1,15 @@
+/**
+ * The web console's sign-in, for an emulator started with `--admin-key`: the form, the session cookie and the
+ * refusal of a browser not signed in.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AccessGuard, Refusal } from "../core/access";
+import type { AccessGuard, Refusal } from "../core/http/access";
 import { html } from "./html";
 import { consolePaths, hidden, PAGE_HEADERS } from "./layout";
 
 /**
  * Signing in to the console of an emulator started with `--admin-key`: one form asks for the key and the
- * browser keeps the session in an HttpOnly, SameSite=Strict cookie (core/access.ts says why). Every
+ * browser keeps the session in an HttpOnly, SameSite=Strict cookie (core/http/access.ts says why). Every
  * console page answers a browser that is not signed in with this form, so a person lands back where they
  * were going.
  */

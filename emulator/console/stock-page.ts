@@ -1,3 +1,6 @@
+/**
+ * The web console's GPU stock page (`/console/gpus`).
+ */
 import type { StockView } from "../stock/store";
 import { html, type Html } from "./html";
 import { consolePaths, hidden, table, type Page, type View } from "./layout";

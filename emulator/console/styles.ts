@@ -1,4 +1,5 @@
 /** The console's style sheet, served as /console/assets/console.css. */
+
 export const CONSOLE_STYLES = `
 :root {
   --ink: #1d2330;

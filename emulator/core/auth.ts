@@ -1,7 +1,11 @@
+/**
+ * In core, the API keys: the key ring (which key names which user, which are disabled), its state schema, and
+ * how a key is read from a request and shown (a fingerprint, never the key).
+ */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { authenticationFailed, notLoggedIn } from "./errors";
-import { MAX_STATE_TEXT, nonEmpty } from "./state-schema";
+import { authenticationFailed, notLoggedIn } from "./http/errors";
+import { MAX_STATE_TEXT, nonEmpty } from "./state/schema";
 
 /** How a key appears in logs and dumps: a short hash, never the key itself. */
 export function fingerprint(key: string): string {

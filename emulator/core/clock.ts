@@ -1,3 +1,6 @@
+/**
+ * In core, the simulated clock that drives every transition of every room.
+ */
 import type { Room } from "./room";
 
 /**

@@ -2,6 +2,7 @@
  * Simulated durations (`--durations`): how long each transition takes, in simulated
  * seconds. The stores read them from here, so a test or a user can model slower or faster machines.
  */
+
 export const DURATION_NAMES = ["boot", "shutdown", "startup", "restart", "save_image", "services"] as const;
 export type DurationName = (typeof DURATION_NAMES)[number];
 export type Durations = Record<DurationName, number>;

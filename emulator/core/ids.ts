@@ -1,3 +1,6 @@
+/**
+ * In core, fresh ids and secrets.
+ */
 import { randomBytes } from "node:crypto";
 
 /**

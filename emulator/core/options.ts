@@ -1,9 +1,13 @@
+/**
+ * In core, the rules of the emulator's options (each refused by name before it starts) and what they resolve
+ * to: durations, latency per path.
+ */
 import { z } from "zod";
-import { ADMIN_KEY_MIN_LENGTH } from "./access";
+import { ADMIN_KEY_MIN_LENGTH } from "./http/access";
 import { parseKeySpec } from "./auth";
-import { MAX_STATE_TEXT } from "./state-schema";
+import { MAX_STATE_TEXT } from "./state/schema";
 import { DEFAULT_DURATIONS, DURATION_NAMES, type Durations } from "./durations";
-import { amount, describeIssue, formatPath } from "./validation";
+import { amount, describeIssue, formatPath } from "./http/validation";
 
 /** An option the emulator cannot start with; the message names the option and the rule. */
 export class OptionError extends Error {

@@ -3,6 +3,7 @@
  * same sequence, so probability faults (and the fault suite's schedules) repeat from run to run. Its
  * whole state is one 32-bit number, which a saved state keeps so the draws go on where they stopped.
  */
+
 export class SeededRandom {
   constructor(private current: number) {
     this.current = current >>> 0;

@@ -1,7 +1,11 @@
+/**
+ * In core, what a room is: the shape every API area takes (routes, state, reset, the clock's questions) and
+ * what the server hands it.
+ */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { chunk, type Chunks } from "./settled-json";
-import type { KnownState } from "./state-schema";
+import { chunk, type Chunks } from "./state/settled-json";
+import type { KnownState } from "./state/schema";
 import type { Wallet } from "./wallet";
 
 /**
@@ -13,15 +17,15 @@ import type { Wallet } from "./wallet";
  * - `register(api)` adds the room's routes to a fastify scope already prefixed with `/api/open/v2`.
  *   Every route is protected unless its options carry `config: { public: true }`; inside a handler
  *   `ctx.currentUser(request)` gives the caller's user id. Validate with `parseBody`/`parseQuery`
- *   (`core/validation.ts`), answer with `ok(data)` (`core/envelope.ts`) and throw the errors of
- *   `core/errors.ts`; the server maps them to the envelope and saves state after every mutating call.
+ *   (`core/http/validation.ts`), answer with `ok(data)` (`core/http/envelope.ts`) and throw the errors of
+ *   `core/http/errors.ts`; the server maps them to the envelope and saves state after every mutating call.
  * - `registerAdmin(admin)` (optional) adds test controls to the `/_emulator` scope (no key, no rate limit).
  * - `snapshot()` returns plain JSON of the whole room state; `restore(state)` takes it back (state file,
  *   PUT /_emulator/snapshot). `stateSchema` is the zod schema of that JSON: restore only ever receives
  *   a document that passed it, and `checkState` (optional) refuses one whose records name users or
  *   reservations the rest of the state lacks, so that no transition fails later on a broken reference.
  *   `serializeState` (optional) is `JSON.stringify(snapshot())` in encoded chunks, cheaper: rooms whose
- *   records pile up (runs) reuse the chunks of records that can no longer change (core/settled-json.ts).
+ *   records pile up (runs) reuse the chunks of records that can no longer change (core/state/settled-json.ts).
  * - `reset()` goes back to the seed (POST /_emulator/reset). Seed ids must be stable across resets.
  * - State transitions are data in the store (e.g. `{status, next: {status, at}}`). The clock asks every
  *   room for `nextDueAt()` (the earliest simulated second at which something is due, or undefined) and

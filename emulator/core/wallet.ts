@@ -1,7 +1,11 @@
+/**
+ * In core, the wallet every room charges through: balances, pre-deductions and bill records, in exact
+ * decimals.
+ */
 import Decimal from "decimal.js";
 import { z } from "zod";
-import { insufficientBalance, notFound, paramError } from "./errors";
-import { decimal, nonEmpty, seconds, text } from "./state-schema";
+import { insufficientBalance, notFound, paramError } from "./http/errors";
+import { decimal, nonEmpty, seconds, text } from "./state/schema";
 
 // The API shows decimal strings with 8 places (docs/design/cloud-api.md#units-and-formats).
 /** Money is exact: decimal.js, rounded to 8 places, as the API shows amounts. */

@@ -1,8 +1,12 @@
+/**
+ * The images room's routes: /image/private/list and /image/private/delete, parsed and answered over the
+ * store.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { parseBody } from "../core/validation";
+import { parseBody } from "../core/http/validation";
 import { ImagesStore } from "./store";
 import { type ImageRecord, imagesStateSchema } from "./state";
 

@@ -1,6 +1,9 @@
+/**
+ * The images room's state schema: a personal image as the store, the state file and snapshots keep it.
+ */
 import { z } from "zod";
-import { characters, nonEmpty, seconds, text } from "../core/state-schema";
-import { oneOfInts } from "../core/validation";
+import { characters, nonEmpty, seconds, text } from "../core/state/schema";
+import { oneOfInts } from "../core/http/validation";
 import { TITLE_MAX } from "../instances/codes";
 import { SAVE_STATUS } from "./codes";
 import { repairedSavedTitle } from "./title";

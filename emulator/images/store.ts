@@ -1,8 +1,12 @@
+/**
+ * The images room's store: personal images made by save_image, their saving as a clock-driven transition,
+ * listed and deleted by their owner; nothing of HTTP.
+ */
 import { DEFAULT_DURATIONS } from "../core/durations";
-import { notFound } from "../core/errors";
-import type { KnownState } from "../core/state-schema";
+import { notFound } from "../core/http/errors";
+import type { KnownState } from "../core/state/schema";
 import { dueByNow, earliestDue } from "../core/schedule";
-import { requireUser } from "../core/state-schema";
+import { requireUser } from "../core/state/schema";
 import { SAVE_STATUS } from "./codes";
 import type { ImageRecord } from "./state";
 import { savedImageTitle } from "./title";

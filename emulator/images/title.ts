@@ -1,3 +1,6 @@
+/**
+ * The images room's titles: what save_image names an image, cut to the API's limit in whole graphemes.
+ */
 import { TITLE_MAX } from "../instances/codes";
 
 /**

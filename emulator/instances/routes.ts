@@ -1,8 +1,12 @@
+/**
+ * The instances room's routes: /instance/* (create, list, info, title, power, schedules, idle-close,
+ * save_image), parsed and answered over the store, and the room's admin routes.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { oneOfInts, paginate, pagingQuery, parseBody, parseQuery } from "../core/http/validation";
 import { CHARGING_TYPE, GPU_NUMS, IDLE_PERIODS, STATUS, TITLE_MAX } from "./codes";
 import { type InstancesConfig, InstancesStore } from "./store";
 import { type InstanceRecord, instancesStateSchema } from "./state";

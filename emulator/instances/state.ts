@@ -1,13 +1,13 @@
+/**
+ * The instances room's state schema: an instance as the store keeps it, and as the state file and snapshots
+ * hold it. The schema is the single source: the record type is inferred from it, and restore refuses a record
+ * that does not fit.
+ */
 import { z } from "zod";
-import { characters, nonEmpty, seconds, text } from "../core/state-schema";
-import { oneOfInts } from "../core/validation";
+import { characters, nonEmpty, seconds, text } from "../core/state/schema";
+import { oneOfInts } from "../core/http/validation";
 import { SAVE_STATUS } from "../images/codes";
 import { CHARGING_TYPE, GPU_NUMS, IDLE_PERIODS, STATUS, TITLE_MAX } from "./codes";
-
-/**
- * An instance as the store keeps it, and as the state file and snapshots hold it. The schema is the
- * single source: the record type is inferred from it, and restore refuses a record that does not fit.
- */
 
 const percent = z.number().min(0).max(100);
 

@@ -1,9 +1,13 @@
+/**
+ * The instances room's store: creation, the power state machine as data, schedules, idle-close, hourly
+ * billing and service readiness, all driven by the clock; nothing of HTTP.
+ */
 import Decimal from "decimal.js";
 import { DEFAULT_DURATIONS, type DurationName, type Durations } from "../core/durations";
-import { ApiError, businessError, notFound, paramError, wrongState } from "../core/errors";
+import { ApiError, businessError, notFound, paramError, wrongState } from "../core/http/errors";
 import { newSecret } from "../core/ids";
-import type { KnownState } from "../core/state-schema";
-import { requireReservation, requireUser } from "../core/state-schema";
+import type { KnownState } from "../core/state/schema";
+import { requireReservation, requireUser } from "../core/state/schema";
 import type { Wallet } from "../core/wallet";
 import type { WebService } from "../catalogue/entries";
 import type { CatalogueStore } from "../catalogue/store";

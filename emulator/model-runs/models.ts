@@ -1,12 +1,12 @@
-import { z } from "zod";
-import { choice, decimal, nonEmpty } from "../core/state-schema";
-
 /**
- * Seeded video models (docs/design/contracts.md#seed-catalogue). Price rule: CNY per second of requested
- * duration, by resolution; the pre-deduction is that price for the request (frozen_amount,
- * docs/design/cloud-api.md#model-runs). The API
- * has no list of models, so a `--seed FILE` entry has the fields below.
+ * The model-runs room's video models (docs/design/contracts.md#seed-catalogue) and its part of a `--seed
+ * FILE`. Price rule: CNY per second of requested duration, by resolution; the pre-deduction is that price for
+ * the request (frozen_amount, docs/design/cloud-api.md#model-runs). The API has no list of models, so a
+ * `--seed FILE` entry has the fields below.
  */
+import { z } from "zod";
+import { seedPart } from "../core/state/seed";
+import { choice, decimal, nonEmpty, uniqueList } from "../core/state/schema";
 
 export const GENERATION_CATEGORIES = [
   "text_to_video",
@@ -87,3 +87,9 @@ export const VIDEO_MODELS: readonly VideoModel[] = [
     default_duration: 8,
   },
 ];
+
+/** The model runs' part of a `--seed FILE`: its list of video models replaces the built-in one. */
+export const VIDEO_MODELS_SEED = seedPart(
+  { video_models: uniqueList(videoModelSchema, (m) => m.model, "model") },
+  (inFile): readonly VideoModel[] => inFile.video_models ?? VIDEO_MODELS,
+);

@@ -1,8 +1,12 @@
+/**
+ * The model-runs room's routes: submit, list, cancel and the events of external video-model tasks, scoped to
+ * the calling API key, parsed and answered over the store.
+ */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { MAX_IDEMPOTENCY_KEY_CHARACTERS, pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS, pagingQuery, parseBody, parseQuery } from "../core/http/validation";
 import { AssetStore } from "../assets/store";
 import type { VideoModel } from "./models";
 import { MODEL_RUN_STATUSES, type ModelRunSnapshot, modelRunsStateSchema } from "./state";

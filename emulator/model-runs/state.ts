@@ -1,8 +1,10 @@
+/**
+ * The model-runs room's state schema: an external model run, with its events, as the store keeps it and the
+ * state file holds it.
+ */
 import { z } from "zod";
-import { choice, decimal, nonEmpty, seconds, storedInputs, text } from "../core/state-schema";
-import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from "../core/validation";
-
-/** An external model run as the store keeps it (and the state file holds it). */
+import { choice, decimal, nonEmpty, seconds, storedInputs, text } from "../core/state/schema";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from "../core/http/validation";
 
 export const MODEL_RUN_STATUSES = [
   "created",

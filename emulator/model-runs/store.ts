@@ -1,10 +1,14 @@
+/**
+ * The model-runs room's store: video tasks, their idempotency, stages driven by the clock, and their
+ * pre-deduction and settlement through the wallet; nothing of HTTP.
+ */
 import Decimal from "decimal.js";
-import { notFound, paramError } from "../core/errors";
-import type { KnownState } from "../core/state-schema";
+import { notFound, paramError } from "../core/http/errors";
+import type { KnownState } from "../core/state/schema";
 import { dueByNow, earliestDue } from "../core/schedule";
-import { chunk, type Chunks, SettledJson } from "../core/settled-json";
-import { requireReservation, requireUser } from "../core/state-schema";
-import { paginate, requireStorableInputs } from "../core/validation";
+import { chunk, type Chunks, SettledJson } from "../core/state/settled-json";
+import { requireReservation, requireUser } from "../core/state/schema";
+import { paginate, requireStorableInputs } from "../core/http/validation";
 import { money, Wallet } from "../core/wallet";
 import {
   checkMediaValue,

@@ -1,3 +1,7 @@
+/**
+ * The services gateway: where an instance's web services and SSH answer, on the emulator's own listener, as
+ * the instances store says they are ready.
+ */
 import { createServer, type Server, type Socket } from "node:net";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { InstancesStore, ServiceState } from "../instances/store";

@@ -1,6 +1,9 @@
+/**
+ * The GPU stock room's routes: admin routes only (the API shows no stock).
+ */
 import type { FastifyInstance } from "fastify";
 import { StoreRoom } from "../core/room";
-import { parseBody } from "../core/validation";
+import { parseBody } from "../core/http/validation";
 import { stockSettingSchema } from "./setting";
 import { type StockRecord, stockStateSchema } from "./state";
 import type { StockStore } from "./store";

@@ -1,3 +1,7 @@
+/**
+ * The GPU stock room's settings: a model's stock as the admin API, the console and the `gpuStock` option take
+ * it, checked and resolved against the catalogue.
+ */
 import { z } from "zod";
 import type { CatalogueStore } from "../catalogue/store";
 import { checkOption, OptionError } from "../core/options";

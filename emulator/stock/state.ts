@@ -1,6 +1,8 @@
+/**
+ * The GPU stock room's state schema: each model given a stock, as the state file and snapshots hold it.
+ */
 import { z } from "zod";
-import { uniqueList } from "../catalogue/entries";
-import { nonEmpty } from "../core/state-schema";
+import { nonEmpty, uniqueList } from "../core/state/schema";
 
 /** A number of GPU cards. */
 export const cardCount = z.int({ message: "must be a whole number of cards" }).min(0);

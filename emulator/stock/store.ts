@@ -1,8 +1,12 @@
+/**
+ * The GPU stock room's store: free cards per GPU model, the cards instances hold, and the occasional refusal,
+ * asked by every create and start; nothing of HTTP.
+ */
 import type { GpuModel } from "../catalogue/entries";
 import type { CatalogueStore } from "../catalogue/store";
-import { ApiError, businessError, paramError } from "../core/errors";
+import { ApiError, businessError, paramError } from "../core/http/errors";
 import { SeededRandom } from "../core/random";
-import { StateProblem } from "../core/state-schema";
+import { StateProblem } from "../core/state/schema";
 import type { StockRecord } from "./state";
 
 /**

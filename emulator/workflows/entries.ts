@@ -1,12 +1,11 @@
-import { z } from "zod";
-import { choice, decimal, nonEmpty } from "../core/state-schema";
-import type { MediaType } from "../assets/media-types";
-
 /**
- * Published workflows: the manifest schemas, and a `--seed FILE` workflow entry, which has the fields
- * /workflow/market/info returns (the list call shows too little to run one) plus the emulator's own
- * pricing of a run.
+ * The workflows room's published workflows: the manifest schemas, and a `--seed FILE` workflow entry, which
+ * has the fields /workflow/market/info returns (the list call shows too little to run one) plus the
+ * emulator's own pricing of a run.
  */
+import { z } from "zod";
+import { choice, decimal, nonEmpty } from "../core/state/schema";
+import type { MediaType } from "../assets/media-types";
 
 /** value_type (and its accepted aliases) to the media kind it takes (docs/design/cloud-api.md#workflow-detail). */
 export const MEDIA_VALUE_TYPES = new Map<string, MediaType>([

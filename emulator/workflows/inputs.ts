@@ -1,4 +1,8 @@
-import { businessError, ApiError } from "../core/errors";
+/**
+ * The workflows room's input check: a run's inputs against its revision's manifest, refused as the execution
+ * engine refuses them.
+ */
+import { businessError, ApiError } from "../core/http/errors";
 import { checkMediaValue, LabelBook, MediaContext, MediaInputProblem } from "../assets/media-inputs";
 import { AssetStore } from "../assets/store";
 import { type ManifestEntry, MEDIA_VALUE_TYPES } from "./entries";

@@ -1,8 +1,12 @@
+/**
+ * The workflows room's routes: the workflow market, run submission and run queries, parsed and answered over
+ * the store.
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ok } from "../core/envelope";
+import { ok } from "../core/http/envelope";
 import { StoreRoom, type RoomContext } from "../core/room";
-import { MAX_IDEMPOTENCY_KEY_CHARACTERS, pagingQuery, parseBody, parseQuery } from "../core/validation";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS, pagingQuery, parseBody, parseQuery } from "../core/http/validation";
 import { AssetStore } from "../assets/store";
 import type { WorkflowDefinition } from "./entries";
 import { RUN_STATUSES, type WorkflowSnapshot, workflowsStateSchema } from "./state";

@@ -4,7 +4,15 @@
  * inputs; one may incur external model cost. Seed ids are stable across resets.
  */
 
-import type { ManifestEntry, UiSchema, WorkflowDefinition, WorkflowRevision } from "./entries";
+import { seedPart } from "../core/state/seed";
+import { uniqueList } from "../core/state/schema";
+import {
+  type ManifestEntry,
+  type UiSchema,
+  type WorkflowDefinition,
+  type WorkflowRevision,
+  workflowSeedEntrySchema,
+} from "./entries";
 
 /** Old revisions name no GPU model and report `4080` (docs/design/cloud-api.md#workflow-detail). */
 export function gpuModelOf(revision: WorkflowRevision): string {
@@ -245,3 +253,9 @@ export const SEED_WORKFLOWS: readonly WorkflowDefinition[] = [
     revisions: [sketch],
   },
 ];
+
+/** The workflows' part of a `--seed FILE`: its list of published workflows replaces the built-in one. */
+export const WORKFLOWS_SEED = seedPart(
+  { workflows: uniqueList(workflowSeedEntrySchema, (w) => w.workflow_id, "workflow_id") },
+  (inFile): readonly WorkflowDefinition[] => inFile.workflows ?? SEED_WORKFLOWS,
+);

@@ -1,8 +1,10 @@
+/**
+ * The workflows room's state schema: a workflow run, with its log, as the store keeps it and the state file
+ * holds it.
+ */
 import { z } from "zod";
-import { choice, decimal, nonEmpty, seconds, storedInputs, text } from "../core/state-schema";
-import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from "../core/validation";
-
-/** A workflow run as the store keeps it (and the state file holds it). */
+import { choice, decimal, nonEmpty, seconds, storedInputs, text } from "../core/state/schema";
+import { MAX_IDEMPOTENCY_KEY_CHARACTERS } from "../core/http/validation";
 
 export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

@@ -1,10 +1,14 @@
+/**
+ * The workflows room's store: the market of published workflows, runs with their idempotency, stages driven
+ * by the clock, and their charges through the wallet; nothing of HTTP.
+ */
 import Decimal from "decimal.js";
-import { notFound, paramError } from "../core/errors";
-import type { KnownState } from "../core/state-schema";
+import { notFound, paramError } from "../core/http/errors";
+import type { KnownState } from "../core/state/schema";
 import { dueByNow, earliestDue } from "../core/schedule";
-import { chunk, type Chunks, SettledJson } from "../core/settled-json";
-import { requireReservation, requireUser, StateProblem } from "../core/state-schema";
-import { paginate, requireStorableInputs } from "../core/validation";
+import { chunk, type Chunks, SettledJson } from "../core/state/settled-json";
+import { requireReservation, requireUser, StateProblem } from "../core/state/schema";
+import { paginate, requireStorableInputs } from "../core/http/validation";
 import { money, Wallet } from "../core/wallet";
 import { AssetStore } from "../assets/store";
 import { checkWorkflowInputs } from "./inputs";

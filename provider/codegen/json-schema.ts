@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { AnyComponentDefinition } from "../framework/define-component";
-import type { AnyResourceDefinition } from "../framework/define-resource";
+import { diffRules, type AnyResourceDefinition } from "../framework/define-resource";
 
 export interface JsonSchema {
   type?: string | string[];
@@ -56,7 +56,7 @@ export function resourceSchemas(definition: AnyResourceDefinition): ResourceSche
     outputs: fromZod(outputs, "output"),
     secret: fields.filter(([, f]) => f.secret).map(([name]) => name),
     replaceOnChanges: [
-      ...(definition.update ? definition.diff.replaceOnChanges : Object.keys(definition.inputs.shape)),
+      ...(definition.update ? diffRules(definition).replaceOnChanges : Object.keys(definition.inputs.shape)),
     ],
   };
 }

@@ -5,7 +5,8 @@
  * generated from.
  */
 import type { AnyComponentDefinition } from "../framework/define-component";
-import { describedWithId, PACKAGE, type AnyResourceDefinition } from "../framework/define-resource";
+import { describedWithId, type AnyResourceDefinition } from "../framework/define-resource";
+import { PACKAGE, token } from "../tokens";
 import { SETTINGS } from "../settings";
 import type { DataSourceShapes } from "./data-source-shapes";
 import {
@@ -72,10 +73,6 @@ export interface SchemaSources {
   resources: { definition: AnyResourceDefinition; schemas: ResourceSchemas }[];
   components: { definition: AnyComponentDefinition; schemas: ComponentSchemas }[];
   dataSources: DataSourceShapes;
-}
-
-export function token(name: string): string {
-  return `${PACKAGE}:index:${name}`;
 }
 
 export function packageSchema(sources: SchemaSources): PackageSchema {

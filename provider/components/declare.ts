@@ -11,7 +11,7 @@ import {
   type ComponentScope,
 } from "../framework/define-component";
 import { UNKNOWN } from "../framework/check";
-import { PACKAGE } from "../framework/define-resource";
+import { PACKAGE } from "../tokens";
 import { unwrapSecrets } from "../native/wire";
 
 type Outputs = Record<string, pulumi.Input<unknown>>;

@@ -5,7 +5,7 @@
  * other language's program registers them.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { token } from "../codegen/package-schema";
+import { token } from "../tokens";
 import type { ChildKit } from "../framework/define-component";
 import { registeredProperties, resourceArguments, withSecretOutputs } from "../registration";
 import { definitionOf, type ResourceKind } from "../resources";

@@ -4,12 +4,12 @@
  * declaration, ./members.ts MEMBER_SPEC), the IdleClosePolicy's for their policies, and the fleet's size.
  */
 import { z } from "zod";
-import { crossFieldRule, isUnknown, type CrossFieldRule } from "../framework/check";
+import { crossFieldRule } from "../framework/check";
 import { defineComponent, type ComponentDefinition } from "../framework/define-component";
 import type { Inputs } from "../framework/define-resource";
 import { IdleClosePolicyInputs } from "../resources/idle-close-policy";
-import { instance } from "../resources/instance/definition";
-import { InstanceInputs, specChecks } from "../resources/instance/inputs";
+import { rulesOf, withRules } from "../framework/input-rules";
+import { InstanceInputs } from "../resources/instance/inputs";
 import { declareMembers, MEMBER_SPEC, REPLACE_MEMBERS, type FleetShape } from "./members";
 
 export const MAX_FLEET_SIZE = 1000;
@@ -19,35 +19,48 @@ const memberSpec = InstanceInputs.pick(
   Object.fromEntries(MEMBER_SPEC.map((input) => [input, true])) as Record<(typeof MEMBER_SPEC)[number], true>,
 );
 
+/** The inputs that decide which children the fleet declares: they cannot wait for an `up` to be known. */
+const DECIDES_MEMBERS = { knownBecauseItDecides: "which members the fleet has" };
+
 const FleetInputs = z.object({
-  size: z
-    .number({ error: SIZE_RULE })
-    .refine((n) => Number.isInteger(n) && n >= 0 && n <= MAX_FLEET_SIZE, {
-      error: (i) => `${SIZE_RULE}, got ${String(i.input)}`,
-    })
-    .meta({ type: "integer", minimum: 0, maximum: MAX_FLEET_SIZE })
-    .describe(
-      `How many members: ${"`<fleet>-0`"} to ${"`<fleet>-<size - 1>`"}, a whole number from 0 to ${MAX_FLEET_SIZE}.`,
-    ),
+  size: withRules(
+    z
+      .number({ error: SIZE_RULE })
+      .refine((n) => Number.isInteger(n) && n >= 0 && n <= MAX_FLEET_SIZE, {
+        error: (i) => `${SIZE_RULE}, got ${String(i.input)}`,
+      })
+      .meta({ type: "integer", minimum: 0, maximum: MAX_FLEET_SIZE })
+      .describe(
+        `How many members: ${"`<fleet>-0`"} to ${"`<fleet>-<size - 1>`"}, a whole number from 0 to ${MAX_FLEET_SIZE}.`,
+      ),
+    DECIDES_MEMBERS,
+  ),
+  // The Instance's own schemas, with the rules they keep (exactly one of podUuid, imageUuid; podTag with podUuid).
   ...memberSpec.shape,
-  idlePeriodMinutes: IdleClosePolicyInputs.shape.idlePeriodMinutes
-    .optional()
-    .describe(
-      "Gives every member an idle policy `<fleet>-<i>-idle` that shuts it down once all its GPUs stayed idle this " +
-        "long: 10, 30, 60 or 120 minutes. Absent: the members have no idle policy.",
-    ),
+  idlePeriodMinutes: withRules(
+    IdleClosePolicyInputs.shape.idlePeriodMinutes
+      .optional()
+      .describe(
+        "Gives every member an idle policy `<fleet>-<i>-idle` that shuts it down once all its GPUs stayed idle this " +
+          "long: 10, 30, 60 or 120 minutes. Absent: the members have no idle policy.",
+      ),
+    DECIDES_MEMBERS,
+  ),
   destroyOnIdle: IdleClosePolicyInputs.shape.destroyOnIdle.describe(
     "With idlePeriodMinutes: the policies also destroy a member they shut down (irreversible).",
   ),
-  replaceMembers: z
-    .enum(REPLACE_MEMBERS, { error: `must be one of ${REPLACE_MEMBERS.join(", ")}` })
-    .default("allAtOnce")
-    .describe(
-      "How a change of what the members are made of replaces them. `allAtOnce`: every member at the same " +
-        "time, as the engine replaces any resource (each new member is made before its old one is deleted). " +
-        "`oneAtATime`: member 0, then member 1, ..., each once the one before is done, so a spec that fails " +
-        "stops at its first member; new members are then created one at a time too.",
-    ),
+  replaceMembers: withRules(
+    z
+      .enum(REPLACE_MEMBERS, { error: `must be one of ${REPLACE_MEMBERS.join(", ")}` })
+      .default("allAtOnce")
+      .describe(
+        "How a change of what the members are made of replaces them. `allAtOnce`: every member at the same " +
+          "time, as the engine replaces any resource (each new member is made before its old one is deleted). " +
+          "`oneAtATime`: member 0, then member 1, ..., each once the one before is done, so a spec that fails " +
+          "stops at its first member; new members are then created one at a time too.",
+      ),
+    DECIDES_MEMBERS,
+  ),
 });
 type FleetInputs = Inputs<typeof FleetInputs>;
 
@@ -58,27 +71,13 @@ const destroyNeedsPeriod = crossFieldRule<FleetInputs>(DESTROY_NEEDS_PERIOD, (i)
     : [],
 );
 
-/** The inputs that decide which children the fleet declares: they cannot wait for an `up` to be known. */
-const SHAPE_INPUTS = ["size", "idlePeriodMinutes", "replaceMembers"] as const;
-const shapeKnown = crossFieldRule<FleetInputs>(
-  `${SHAPE_INPUTS.join(", ")} must be known when the program runs (plain values or stack config), not ` +
-    "outputs of resources the same deployment makes: they decide which members there are",
-  (i) =>
-    SHAPE_INPUTS.filter((input) => isUnknown(i[input])).map((input) => ({
-      property: input,
-      reason:
-        `${input} is not known yet: it decides which members the fleet has, so it must be a plain value or ` +
-        "stack config, not the output of a resource this deployment makes",
-    })),
-);
-
 /** What a change of one of the members' inputs does, as the Instance's own rules decide it. */
 function memberChange(input: (typeof MEMBER_SPEC)[number]): string {
-  if (!(instance.diff.replaceOnChanges as readonly string[]).includes(input))
-    return "updates every member in place";
-  const unchanged = instance.diff.keepWhenUnset?.includes(input) ? " (nothing when unset)" : "";
-  const stillListed = instance.diff.choicesOf?.inputs.includes(input)
-    ? " (nothing for a member whose runningGpuUuid the new gpuUuid and fallbackGpuUuids still hold)"
+  const rules = rulesOf(InstanceInputs.shape[input]);
+  if (!rules.replaces) return "updates every member in place";
+  const unchanged = rules.keepWhenUnset ? " (nothing when unset)" : "";
+  const stillListed = rules.listsChoicesOf
+    ? ` (nothing for a member whose ${rules.listsChoicesOf} the new gpuUuid and fallbackGpuUuids still hold)`
     : "";
   return `replaces every member, as replaceMembers says${unchanged}${stillListed}`;
 }
@@ -118,7 +117,7 @@ export const fleet: ComponentDefinition<"Fleet", typeof FleetInputs> = defineCom
           "a member made from an image counts the GPU alone; 0 when running is false.",
       ),
   },
-  checks: [...(specChecks as CrossFieldRule<FleetInputs>[]), destroyNeedsPeriod, shapeKnown],
+  checks: [destroyNeedsPeriod],
   changes: {
     size: "adds members at the end or removes them from the end; the others are untouched",
     ...(Object.fromEntries(MEMBER_SPEC.map((input) => [input, memberChange(input)])) as Record<

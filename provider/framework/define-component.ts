@@ -9,6 +9,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { checkInputs, type CheckFailure, type CrossFieldRule } from "./check";
 import type { Inputs } from "./define-resource";
+import { crossFieldRules } from "./input-rules";
 
 /** Makes the component's children: the same declarations become dynamic or native resources (see ../components/kits.ts). */
 export interface ChildKit {
@@ -38,7 +39,7 @@ export interface ComponentDefinition<N extends string, S extends z.ZodObject> {
   inputs: S;
   /** Each output's schema, described once. */
   outputs: Record<string, z.ZodType>;
-  /** Rules across inputs, run after each input passed its own. */
+  /** Rules across inputs that belong to none of them, run after those the inputs declare. */
   checks?: CrossFieldRule<Inputs<S>>[];
   /** What a change of each input does, in words, for the reference page: "adds members at the end, ...". */
   changes: Record<keyof Inputs<S> & string, string>;
@@ -74,5 +75,12 @@ export function checkComponent(
   wire: Record<string, unknown>,
   secrets: ReadonlySet<string>,
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  return checkInputs(definition.inputs, wire, definition.checks, {}, secrets);
+  return checkInputs(definition.inputs, wire, componentChecks(definition), {}, secrets);
+}
+
+/** Every rule across a component's inputs, in the order Check runs them (see ./input-rules.ts). */
+export function componentChecks(
+  definition: AnyComponentDefinition,
+): CrossFieldRule<Record<string, unknown>>[] {
+  return crossFieldRules(definition.inputs, definition.checks);
 }

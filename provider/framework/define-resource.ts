@@ -1,26 +1,33 @@
 /**
  * One declarative definition per resource, in the spirit of pulumi-go-provider's `infer` and the
- * Terraform plugin framework's schemas: its inputs (zod, each field described once), its outputs and
- * where each is read off the cloud's record, the inputs whose change replaces it, its cross-field rules
- * and its operations. The dynamic provider, the resource class, the registration and the package
+ * Terraform plugin framework's schemas: its inputs (zod, each field described once with its rules:
+ * ./input-rules.ts), its outputs and where each is read off the cloud's record, and its operations. The dynamic provider, the resource class, the registration and the package
  * schema are all derived from it (./dynamic-provider.ts, ../codegen/).
  */
 import type { z } from "zod";
 import type { AutonameRule } from "./autoname";
 import type { CheckFailure, CrossFieldRule } from "./check";
+import { crossFieldRules, declaredDiffRules } from "./input-rules";
 import type { ProviderContext } from "./context";
 import type { ProcessMemory } from "./process-memory";
 import type { DiffRules } from "./diff";
 import { plainJson } from "./plain-json";
 
-/** The package's name: `gpucloud:index:<Name>` in the schema, `pulumi-nodejs:dynamic/gpucloud:<Name>` in state. */
-export const PACKAGE = "gpucloud";
-
-/** One output: its schema (described once), how it is read off the cloud's record, whether it is secret. */
+/** One output: its schema (described once), how it is read off the cloud's record, whether it is secret or stable. */
 export interface OutputField<C> {
   readonly schema: z.ZodType;
   readonly secret: boolean;
+  /**
+   * An in-place update never changes it (the id, what the resource was made of): the preview of an
+   * update keeps its value and a diff names it stable; every other output is unknown in that preview.
+   */
+  readonly stable: boolean;
   read(cloud: C): unknown;
+}
+
+/** What an output is besides its value: `stable` when an in-place update never changes it. */
+export interface OutputTraits {
+  stable?: true;
 }
 
 export type OutputTable<C> = Record<string, OutputField<C>>;
@@ -40,19 +47,22 @@ type FieldOf<C, T> = keyof {
 type FieldMaker<C> = <S extends z.ZodType>(
   schema: S,
   read: ((cloud: C) => z.output<S>) | FieldOf<C, z.output<S>>,
+  traits?: OutputTraits,
 ) => OutputField<C>;
 
 /**
  * The output fields of a resource whose cloud record is `C`: `field(z.string().describe("..."), read)`,
  * or `field.secret(...)` for a secret one, where `read` computes the value from the record or names
- * the record's field to copy (null when the cloud leaves it out).
+ * the record's field to copy (null when the cloud leaves it out); `{ stable: true }` after them for
+ * an output an in-place update never changes.
  */
 export function outputFields<C>(): FieldMaker<C> & { secret: FieldMaker<C> } {
   const maker =
     (secret: boolean): FieldMaker<C> =>
-    (schema, read) => ({
+    (schema, read, traits = {}) => ({
       schema,
       secret,
+      stable: traits.stable === true,
       read: typeof read === "function" ? read : (cloud: C) => cloud[read] ?? null,
     });
   return Object.assign(maker(false), { secret: maker(true) });
@@ -81,15 +91,12 @@ export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> 
    * body, with the package imported as `gpucloud` (test/provider/reference-docs.test.ts compiles it).
    */
   example: readonly string[];
+  /** Each input's schema, with its rules declared on it (./input-rules.ts `withRules`). */
   inputs: S;
   outputs: OutputTable<C>;
-  diff: DiffRules<Inputs<S>>;
-  /**
-   * Outputs an in-place update never changes (the id, what the resource was made of): the preview of an
-   * update keeps their values and a diff names them stable; every other output is unknown in that preview.
-   */
-  stableOutputs?: readonly string[];
-  /** Rules across inputs, run by check after each input passed its own. */
+  /** When a stored state must be made anew whatever the inputs (see DiffRules). */
+  remade?: DiffRules<Inputs<S>>["remade"];
+  /** Rules across inputs that belong to none of them, run by Check after those the inputs declare. */
   checks?: CrossFieldRule<Inputs<S>>[];
   /**
    * Rules that read the cloud (free, cached reads only), run by Check after every other rule when the
@@ -206,16 +213,21 @@ export function secretOutputNames(definition: AnyResourceDefinition): string[] {
     .map(([name]) => name);
 }
 
-/** The outputs an in-place update never changes; a name that is not an output is a mistake in the definition. */
+/** The outputs an in-place update never changes. */
 export function stableOutputNames(definition: AnyResourceDefinition): string[] {
-  const names = [...(definition.stableOutputs ?? [])];
-  const strays = names.filter((name) => !Object.hasOwn(definition.outputs, name));
-  if (strays.length > 0) {
-    throw new Error(
-      `${definition.name}: stableOutputs names ${strays.join(", ")}, which are not its outputs`,
-    );
-  }
-  return names;
+  return Object.entries(definition.outputs)
+    .filter(([, f]) => f.stable)
+    .map(([name]) => name);
+}
+
+/** The diff rules of a resource: those its inputs declare, and when it is remade. */
+export function diffRules(definition: AnyResourceDefinition): DiffRules<Record<string, unknown>> {
+  return declaredDiffRules(definition.inputs, definition.remade);
+}
+
+/** Every rule across a resource's inputs, in the order Check runs them. */
+export function checksOf(definition: AnyResourceDefinition): CrossFieldRule<Record<string, unknown>>[] {
+  return crossFieldRules(definition.inputs, definition.checks);
 }
 
 /** Every property of the resource's state: its inputs, then the outputs that are not inputs. */

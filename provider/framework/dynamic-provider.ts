@@ -8,6 +8,8 @@ import { checkInputs, RESOURCE_NAME_KEY, type CheckFailure } from "./check";
 import { withCloudChecks } from "./cloud-checks";
 import { assertSettingsWellFormed, configure, providerProcess, runOperation } from "./context";
 import {
+  checksOf,
+  diffRules,
   inputNames,
   stateOutputs,
   storedInputs,
@@ -30,7 +32,7 @@ export type DynamicProvider = Required<pulumi.dynamic.ResourceProvider>;
 
 /**
  * Check: the autonamed input filled in (autoname.ts), each input against its own schema, then the
- * definition's cross-field rules; no API call.
+ * rules across inputs (those the inputs declare, then the definition's); no API call.
  */
 export function checkResource(
   definition: AnyResourceDefinition,
@@ -40,10 +42,11 @@ export function checkResource(
   naming: Naming = {},
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
   const rule = definition.autoname;
-  if (!rule) return checkInputs(definition.inputs, news, definition.checks, olds, secrets);
+  const rules = checksOf(definition);
+  if (!rule) return checkInputs(definition.inputs, news, rules, olds, secrets);
   const { value, failure } = autonamed(rule, definition.name.toLowerCase(), news, olds, naming);
   const named = value === undefined ? news : { ...news, [rule.input]: value };
-  const checked = checkInputs(definition.inputs, named, definition.checks, olds, secrets);
+  const checked = checkInputs(definition.inputs, named, rules, olds, secrets);
   return failure ? { ...checked, failures: [...checked.failures, failure] } : checked;
 }
 
@@ -65,7 +68,7 @@ export function diffResource(
     before,
     after,
     inputNames(definition),
-    definition.diff,
+    diffRules(definition),
     definition.update !== undefined,
   );
 }

@@ -9,7 +9,7 @@ import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { isUnknown } from "../framework/check";
 import { configure, providerSettings } from "../framework/context";
-import { PACKAGE } from "../framework/define-resource";
+import { PACKAGE } from "../tokens";
 import { sameValue } from "../framework/diff";
 import {
   ConfigurationError,

@@ -13,7 +13,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as pulumi from "@pulumi/pulumi";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { token } from "../codegen/package-schema";
+import { token } from "../tokens";
 import { COMPONENTS } from "../components";
 import { declareComponent } from "../components/declare";
 import { pluginKit } from "../components/kits";

@@ -6,7 +6,7 @@
 import { status } from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import type { FunctionSpec, PropertySpec } from "../codegen/package-schema";
-import { token } from "../codegen/package-schema";
+import { token } from "../tokens";
 import { checkFailure } from "./answers";
 import { RpcError } from "./errors";
 import { unwrap, wrap, type Props } from "./wire";

@@ -31,7 +31,7 @@ export {
 } from "./gpus";
 export { idleShutdown, noDestroyOnIdle } from "./idle";
 export { uniqueTitles } from "./titles";
-export { kindOf, type ResourceKind } from "./resources";
+export { kindOf, type ResourceKind } from "./kinds";
 
 /** The pack's name, as `pulumi preview` reports it. */
 export const COST_GUARD = "gpucloud-cost-guard";

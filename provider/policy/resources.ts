@@ -1,7 +1,9 @@
 /**
  * What the cost guard's policies read of a stack: the package's resources under either type token (the
  * dynamic providers' `pulumi-nodejs:dynamic/gpucloud:<Name>` and the native plugin's
- * `gpucloud:index:<Name>`), and their properties with the unknowns of a preview kept apart.
+ * `gpucloud:index:<Name>`), and their properties with the unknowns of a preview kept apart. An Instance's
+ * inputs are read as its definition declares them: a new input of the Instance is read here with no line
+ * of its own.
  *
  * The policy SDK hands properties behind a proxy that throws its UnknownValueError when a value is not
  * known until `up`; a policy that lets it through is reported by the SDK as "can't run during preview"
@@ -9,28 +11,17 @@
  * values, and hand an unknown back only when the answer depends on it: no false violation, no false pass.
  */
 import type { PolicyResource, PolicyResourceOptions } from "@pulumi/policy";
+import { z } from "zod";
 import { memberIndex } from "../fleet/member-names";
+import { InstanceInputs } from "../resources/instance/inputs";
+import { kindOf } from "./kinds";
 
 /** The policy SDK's error for an unknown: exported at run time, left out of its declarations. */
 const { UnknownValueError } = require("@pulumi/policy") as {
   UnknownValueError: new (...args: never[]) => Error;
 };
 
-export type ResourceKind = "Instance" | "IdleClosePolicy" | "PersonalImage" | "Fleet";
-
-const DYNAMIC_PREFIX = "pulumi-nodejs:dynamic/gpucloud:";
-const NATIVE_PREFIX = "gpucloud:index:";
-const KINDS: readonly ResourceKind[] = ["Instance", "IdleClosePolicy", "PersonalImage", "Fleet"];
-
-/** The kind of one of this package's resources, from either token; undefined for anything else. */
-export function kindOf(type: string): ResourceKind | undefined {
-  const name = type.startsWith(DYNAMIC_PREFIX)
-    ? type.slice(DYNAMIC_PREFIX.length)
-    : type.startsWith(NATIVE_PREFIX)
-      ? type.slice(NATIVE_PREFIX.length)
-      : undefined;
-  return KINDS.find((kind) => kind === name);
-}
+export { kindOf, type ResourceKind } from "./kinds";
 
 /** A value a preview does not know yet, with the policy SDK's error for it. */
 export class Unknown {
@@ -61,26 +52,69 @@ export function undecided(unknown: Unknown): never {
   throw unknown.reason;
 }
 
+type Declared = z.input<typeof InstanceInputs>;
+
+/**
+ * Each input of the Instance as a program declares it: absent, or of a type the input does not take (its
+ * Check refuses it), it is the input's default or undefined.
+ */
+export type DeclaredInputs = { [K in keyof Declared]-?: Maybe<Declared[K] | undefined> };
+
 /** What the policies need of one Instance, read from its inputs (a resource policy) or outputs (a stack policy). */
-export interface InstanceFacts {
+export interface InstanceFacts extends Omit<DeclaredInputs, "running"> {
   /** The resource's name in the program: what messages call it (never its title, which may be secret). */
   name: string;
   urn: string;
-  /** Declared power state; absent means running. */
+  /** Declared power state; absent means running, its default. */
   running: Maybe<boolean>;
-  podUuid: Maybe<string | undefined>;
-  imageUuid: Maybe<string | undefined>;
-  gpuUuid: Maybe<string | undefined>;
-  /** The models tried after gpuUuid when it has no free cards, in order; absent means none. */
-  fallbackGpuUuids: Maybe<string[] | undefined>;
-  gpuNums: Maybe<number | undefined>;
-  title: Maybe<string | undefined>;
-  shutdownAt: Maybe<number | string | undefined>;
+  /** An output: set once the instance exists. */
   instanceUuid: Maybe<string | undefined>;
   /** The model an existing instance runs on (an output): gpuUuid or one of its fallbacks. */
   runningGpuUuid: Maybe<string | undefined>;
   /** The Fleet it is a member of, if any. */
   fleet?: FleetMembership;
+}
+
+/** The JavaScript types a value of a JSON Schema has (`integer` is a number); those of its items for an array. */
+interface ValueTypes {
+  types: Set<string>;
+  items: Set<string>;
+}
+
+function valueTypes(
+  schema: Record<string, unknown>,
+  into: ValueTypes = { types: new Set(), items: new Set() },
+) {
+  for (const type of [schema.type ?? []].flat() as string[]) {
+    into.types.add(type === "integer" ? "number" : type);
+    if (type === "array" && typeof schema.items === "object" && schema.items !== null) {
+      valueTypes(schema.items as Record<string, unknown>, { types: into.items, items: new Set() });
+    }
+  }
+  for (const option of [...((schema.anyOf ?? []) as object[]), ...((schema.oneOf ?? []) as object[])]) {
+    valueTypes(option as Record<string, unknown>, into);
+  }
+  return into;
+}
+
+/** Each input of the definition: the types its schema takes, and its default. */
+const DECLARED = Object.entries(InstanceInputs.shape as Record<string, z.ZodType>).map(([name, schema]) => ({
+  name,
+  ...valueTypes(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>),
+  fallback: schema.safeParse(undefined).data as unknown,
+}));
+
+/** A value read through the policy SDK's proxy, as an input of `types` takes it; `fallback` otherwise. */
+function declared(value: unknown, input: ValueTypes & { fallback: unknown }): unknown {
+  if (value instanceof Unknown) return value;
+  if (Array.isArray(value) && input.types.has("array")) return listOf(value, input.items);
+  return input.types.has(typeof value) && value !== null ? value : input.fallback;
+}
+
+function declaredInputs(props: Record<string, unknown>): DeclaredInputs {
+  return Object.fromEntries(
+    DECLARED.map((input) => [input.name, declared(read(props, input.name), input)]),
+  ) as DeclaredInputs;
 }
 
 /** A fleet member's place: its Fleet (by name, for messages, and URN) and its index in it. */
@@ -97,20 +131,14 @@ export function instanceFacts(resource: {
   opts?: Pick<PolicyResourceOptions, "parent">;
 }): InstanceFacts {
   const get = (name: string) => read(resource.props, name);
-  const running = get("running");
+  const inputs = declaredInputs(resource.props);
   const fleet = membershipOf(resource.name, resource.opts?.parent);
   return {
     ...(fleet ? { fleet } : {}),
+    ...inputs,
     name: resource.name,
     urn: resource.urn,
-    running: running instanceof Unknown ? running : running !== false,
-    podUuid: ofType(get("podUuid"), "string"),
-    imageUuid: ofType(get("imageUuid"), "string"),
-    gpuUuid: ofType(get("gpuUuid"), "string"),
-    fallbackGpuUuids: stringList(get("fallbackGpuUuids")),
-    gpuNums: ofType(get("gpuNums"), "number"),
-    title: ofType(get("title"), "string"),
-    shutdownAt: ofType(get("shutdownAt"), "string", "number"),
+    running: inputs.running instanceof Unknown ? inputs.running : inputs.running !== false,
     instanceUuid: ofType(get("instanceUuid"), "string"),
     runningGpuUuid: ofType(get("runningGpuUuid"), "string"),
   };
@@ -148,18 +176,16 @@ export function ofType<K extends keyof TypeNames>(
 }
 
 /**
- * A list of strings, or an Unknown when the list or any of its items is not known yet; undefined when
- * absent or not a list. Items that are not strings are left out: the provider's check refuses them.
+ * A list whose items are of `types`, or an Unknown when any of its items is not known yet. Items of
+ * other types are left out: the provider's check refuses them.
  */
-function stringList(value: unknown): Maybe<string[] | undefined> {
-  if (value instanceof Unknown) return value;
-  if (!Array.isArray(value)) return undefined;
-  const items: string[] = [];
+function listOf<T>(value: unknown[], types: ReadonlySet<string>): Maybe<T[]> {
+  const items: T[] = [];
   for (let i = 0; i < value.length; i++) {
     // Each item is read through the SDK's proxy: an unknown item throws as an unknown property does.
     const item = read(value as unknown as Record<string, unknown>, String(i));
     if (item instanceof Unknown) return item;
-    if (typeof item === "string") items.push(item);
+    if (types.has(typeof item)) items.push(item as T);
   }
   return items;
 }

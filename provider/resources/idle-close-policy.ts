@@ -6,6 +6,7 @@ import { z } from "zod";
 import { instanceStatusName, NotFoundError, type Instance as CloudInstance } from "../../sdk";
 import { warn, type ProviderContext } from "../framework/context";
 import { defineResource, type Inputs } from "../framework/define-resource";
+import { withRules } from "../framework/input-rules";
 import { CANNOT_RUN } from "./instance/cloud";
 import { instanceReads } from "./instance/memory";
 import { messageOf } from "../framework/errors";
@@ -28,10 +29,13 @@ const threshold = (what: string) =>
     );
 
 export const IdleClosePolicyInputs = z.object({
-  instanceUuid: z
-    .string({ error: "must be a string (an instance uuid)" })
-    .min(1, "must not be empty")
-    .describe("The instance the policy watches."),
+  instanceUuid: withRules(
+    z
+      .string({ error: "must be a string (an instance uuid)" })
+      .min(1, "must not be empty")
+      .describe("The instance the policy watches."),
+    { replaces: true },
+  ),
   idlePeriodMinutes: z
     .number({ error: `must be one of ${PERIODS.join(", ")}` })
     .refine((n) => (PERIODS as readonly number[]).includes(n), {
@@ -113,7 +117,6 @@ export const idleClosePolicy = defineResource({
   ],
   inputs: IdleClosePolicyInputs,
   outputs: {},
-  diff: { replaceOnChanges: ["instanceUuid"] },
   async create(ctx, inputs) {
     return { id: inputs.instanceUuid, ...(await apply(ctx, inputs)) };
   },

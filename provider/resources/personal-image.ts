@@ -12,25 +12,38 @@ import {
   type GpuCloudClient,
   type PersonalImage as CloudImage,
 } from "../../sdk";
-import { token } from "../codegen/package-schema";
+import { token } from "../tokens";
 import { exactlyOneOf, parsedOrExplained } from "../framework/check";
 import type { ProviderContext } from "../framework/context";
 import { defineResource, outputFields, type Inputs } from "../framework/define-resource";
 import { isCancelled, messageOf, ResourceInitError, UnsettledOutcomeError } from "../framework/errors";
+import { withRules } from "../framework/input-rules";
 import { OneAtATime } from "../framework/one-at-a-time";
 import type { MemoryPart } from "../framework/process-memory";
 
+/** Declared on both inputs it reads. */
+const savedOrAdopted = exactlyOneOf<Record<string, unknown>>(
+  ["instanceUuid", "adoptImageUuid"],
+  "save an instance or adopt an existing image",
+);
+
 const PersonalImageInputs = z.object({
-  instanceUuid: z
-    .string({ error: "must be a string (an instance uuid)" })
-    .min(1, "must not be empty")
-    .optional()
-    .describe("Save this instance as a new personal image."),
-  adoptImageUuid: z
-    .string({ error: "must be a string (a personal image uuid)" })
-    .min(1, "must not be empty")
-    .optional()
-    .describe("Adopt this existing personal image instead of saving one."),
+  instanceUuid: withRules(
+    z
+      .string({ error: "must be a string (an instance uuid)" })
+      .min(1, "must not be empty")
+      .optional()
+      .describe("Save this instance as a new personal image."),
+    { replaces: true, checks: [savedOrAdopted] },
+  ),
+  adoptImageUuid: withRules(
+    z
+      .string({ error: "must be a string (a personal image uuid)" })
+      .min(1, "must not be empty")
+      .optional()
+      .describe("Adopt this existing personal image instead of saving one."),
+    { replaces: true, adoptsById: true, checks: [savedOrAdopted] },
+  ),
   waitTimeoutSeconds: z
     .number({ error: "must be a number of seconds" })
     .int("must be a whole number of seconds from 1 to 9007199254740991")
@@ -43,20 +56,26 @@ const PersonalImageInputs = z.object({
 type PersonalImageInputs = Inputs<typeof PersonalImageInputs>;
 
 const field = outputFields<CloudImage>();
+/** An update changes nothing in the cloud, but it may see an unfinished save finish: these it never changes. */
+const STABLE = { stable: true } as const;
 
 const outputs = {
-  imageUuid: field(z.string().describe("The image's uuid; also its id."), "uuid"),
-  title: field(z.string().nullable().describe("The image's title."), "title"),
-  remark: field(z.string().nullable().describe("The image's remark."), "remark"),
+  imageUuid: field(z.string().describe("The image's uuid; also its id."), "uuid", STABLE),
+  title: field(z.string().nullable().describe("The image's title."), "title", STABLE),
+  remark: field(z.string().nullable().describe("The image's remark."), "remark", STABLE),
   layerCount: field(z.number().int().nullable().describe("How many layers the image has."), "layer_count"),
   sizeGb: field(z.number().nullable().describe("The image's size in GB."), "size"),
-  podUuid: field(z.string().nullable().describe("The pod the image was saved from."), "pod_uuid"),
-  podTag: field(z.string().nullable().describe("The version of that pod."), "pod_tag"),
+  podUuid: field(z.string().nullable().describe("The pod the image was saved from."), "pod_uuid", STABLE),
+  podTag: field(z.string().nullable().describe("The version of that pod."), "pod_tag", STABLE),
   saveImageStatus: field(
     z.number().int().nullable().describe("1 uploading, 2 saved, 3 failed."),
     "save_image_status",
   ),
-  createTime: field(z.number().int().nullable().describe("When it was saved, Unix seconds."), "create_time"),
+  createTime: field(
+    z.number().int().nullable().describe("When it was saved, Unix seconds."),
+    "create_time",
+    STABLE,
+  ),
 };
 
 /**
@@ -299,19 +318,7 @@ export const personalImage = defineResource({
   ],
   inputs: PersonalImageInputs,
   outputs,
-  diff: {
-    replaceOnChanges: ["instanceUuid", "adoptImageUuid"],
-    adoptsById: "adoptImageUuid",
-    remade: { when: failedSave, output: "saveImageStatus" },
-  },
-  // An update changes nothing in the cloud, but it may see an unfinished save finish.
-  stableOutputs: ["imageUuid", "title", "remark", "podUuid", "podTag", "createTime"],
-  checks: [
-    exactlyOneOf<PersonalImageInputs>(
-      ["instanceUuid", "adoptImageUuid"],
-      "save an instance or adopt an existing image",
-    ),
-  ],
+  remade: { when: failedSave, output: "saveImageStatus" },
   async create(ctx, inputs) {
     const image = inputs.adoptImageUuid ? await adopt(ctx, inputs.adoptImageUuid) : await save(ctx, inputs);
     return { id: image.uuid, inputs, cloud: image };

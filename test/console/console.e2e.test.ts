@@ -157,7 +157,7 @@ describe("the web console in a browser", () => {
   it("stops another instance from the table and advances the clock until it has stopped", async () => {
     await page.getByRole("navigation").getByRole("link", { name: "Instances" }).click();
     await page.getByRole("heading", { level: 1, name: "Instances" }).waitFor();
-    await row("fleet-1").getByRole("button", { name: "Stop" }).click();
+    await row("fleet-1").getByRole("button", { name: "Stop", exact: true }).click();
     await said("Stop requested");
     await row("fleet-1").getByText("shutting down", { exact: true }).waitFor();
     expect(await status(uuidOf["fleet-1"])).toBe(21);
@@ -177,7 +177,7 @@ describe("the web console in a browser", () => {
   });
 
   it("shows the API's refusal when a stopped instance is stopped again", async () => {
-    await row("fleet-1").getByRole("button", { name: "Stop" }).click();
+    await row("fleet-1").getByRole("button", { name: "Stop", exact: true }).click();
     await page.getByRole("alert").filter({ hasText: "cannot shutdown in status 22" }).waitFor();
     expect(await status(uuidOf["fleet-1"])).toBe(22);
   });
@@ -194,7 +194,7 @@ describe("the web console in a browser", () => {
     await screenshot("gpu-stock");
 
     await page.getByRole("navigation").getByRole("link", { name: "Instances" }).click();
-    await row("fleet-1").getByRole("button", { name: "Start" }).click();
+    await row("fleet-1").getByRole("button", { name: "Start", exact: true }).click();
     await page.getByRole("alert").filter({ hasText: "no free 4090D cards: 1 asked, 0 free" }).waitFor();
     expect(await status(uuidOf["fleet-1"])).toBe(22);
 

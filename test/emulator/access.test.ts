@@ -1,5 +1,5 @@
 /**
- * Who may reach the emulator (emulator/core/access.ts): a page of another site must not drive or read the
+ * Who may reach the emulator (emulator/core/http/access.ts): a page of another site must not drive or read the
  * local cloud, by a form or fetch sent across sites or by DNS rebinding (a Host of its own); with an admin
  * key the admin API and the console ask for it. Tools that send neither Origin nor a foreign Host (curl,
  * the SDK, these helpers) are served as before.

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { RateLimiter } from "../../emulator/core/ratelimit";
+import { RateLimiter } from "../../emulator/core/http/ratelimit";
 import {
   createInstance,
   DEMO_KEY,

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Emulator } from "pulumi-gpucloud/emulator";
+import { z } from "zod";
+import { loadSeed, seedPart } from "../../emulator/core/state/seed";
 import { instanceInfo, startTestEmulator, type TestEmulator } from "./helpers";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -53,19 +55,20 @@ const VIDEO_MODEL = {
   default_duration: 2,
 };
 
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "gpucloud-seed-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A seed file in this run's folder: the JSON of `content`, or `content` itself when it is text. */
+function seedFile(content: unknown): string {
+  const file = join(dir, `seed-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
+  return file;
+}
+
 describe("--seed FILE", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "gpucloud-seed-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const seedFile = (content: unknown): string => {
-    const file = join(dir, `seed-${Math.random().toString(36).slice(2)}.json`);
-    writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
-    return file;
-  };
-
   describe("a full seed", () => {
     let t: TestEmulator;
     beforeAll(async () => {
@@ -280,5 +283,53 @@ describe("--seed FILE", () => {
   it("refuses a seed file that is not JSON, naming it", () => {
     const file = seedFile("{ gpus: ");
     expect(() => new Emulator({ seedFile: file })).toThrow(`seed file ${file} is not valid JSON`);
+  });
+});
+
+describe("the seed loader", () => {
+  // Parts no emulator area has: the loader serves whatever parts it is given, and knows none of them.
+  const colours = seedPart({ colours: z.array(z.string()) }, (inFile) => inFile.colours ?? ["red"]);
+  const shapes = seedPart({ shapes: z.array(z.string()), sizes: z.array(z.int()) }, (inFile) => ({
+    shapes: inFile.shapes ?? ["circle"],
+    sizes: inFile.sizes ?? [1],
+  }));
+
+  it("gives each part the lists the file holds, and its built-in ones for the lists left out", () => {
+    const seed = loadSeed([colours, shapes], seedFile({ colours: ["blue"], sizes: [3, 4] }));
+    expect(seed.of(colours)).toEqual(["blue"]);
+    expect(seed.of(shapes)).toEqual({ shapes: ["circle"], sizes: [3, 4] });
+  });
+
+  it("gives every part its built-in seed without a file", () => {
+    const seed = loadSeed([colours, shapes]);
+    expect(seed.of(colours)).toEqual(["red"]);
+    expect(seed.of(shapes)).toEqual({ shapes: ["circle"], sizes: [1] });
+  });
+
+  it("refuses a list no part reads, and a list of the wrong kind, naming the file and the list", () => {
+    const unread = seedFile({ colours: ["blue"], flavours: ["mint"] });
+    expect(() => loadSeed([colours, shapes], unread)).toThrow(
+      `seed file ${unread} is refused: has an unknown field: flavours`,
+    );
+    const wrong = seedFile({ sizes: ["big"] });
+    expect(() => loadSeed([colours, shapes], wrong)).toThrow(`seed file ${wrong} is refused: sizes[0]:`);
+  });
+
+  it("refuses a list named constructor unless a part reads it, and then gives that part no inherited one", () => {
+    const inherited = seedFile({ constructor: ["x"] });
+    expect(() => loadSeed([colours], inherited)).toThrow("has an unknown field: constructor");
+    const named = seedPart({ constructor: z.array(z.string()) }, (inFile) => inFile.constructor ?? []);
+    expect(loadSeed([named]).of(named)).toEqual([]);
+  });
+
+  it("refuses two parts that read one list, with or without a file", () => {
+    const moreColours = seedPart({ colours: z.array(z.string()) }, (inFile) => inFile.colours ?? []);
+    expect(() => loadSeed([colours, moreColours])).toThrow("two seed parts read the list colours");
+  });
+
+  it("refuses to serve a part it was not loaded with", () => {
+    expect(() => loadSeed([colours]).of(shapes)).toThrow(
+      "the seed was loaded without the part of shapes, sizes",
+    );
   });
 });

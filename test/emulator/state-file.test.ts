@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Emulator, MAX_STORED_INPUT_BYTES } from "pulumi-gpucloud/emulator";
-import { writeNewFile } from "../../emulator/core/persistence";
+import { writeNewFile } from "../../emulator/core/state/persistence";
 import { createInstance, startTestEmulator, type TestEmulator } from "./helpers";
 
 describe("emulator state file", () => {

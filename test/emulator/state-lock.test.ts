@@ -1,5 +1,5 @@
 /**
- * One emulator per state file (emulator/core/state-lock.ts): the lock is a listening socket beside the
+ * One emulator per state file (emulator/core/state/lock.ts): the lock is a listening socket beside the
  * file, which the kernel closes when its holder dies, so a live holder is refused by name and a dead
  * one's lock is taken over, whatever its pid or host name said. The CLI suite kills a holder with SIGKILL
  * and starts two emulators at once as processes (cli.test.ts); these run emulators in this process.

@@ -1,4 +1,4 @@
-import { ApiError } from "../../emulator/core/errors";
+import { ApiError } from "../../emulator/core/http/errors";
 import { Wallet } from "../../emulator/core/wallet";
 import { AssetStore } from "../../emulator/assets/store";
 import { WorkflowStore } from "../../emulator/workflows/store";

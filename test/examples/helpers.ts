@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type RunningEmulator } from "pulumi-gpucloud/emulator";
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
-import { assertBuilt, ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
+import { assertBuilt, BUILD_STAMP, ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
 import {
   secret,
   Stack,
@@ -29,7 +29,13 @@ export interface ExampleRun {
 export function compiledExample(name: string): string {
   const source = path.join(REPO_ROOT, "examples", name, "index.ts");
   const compiled = path.join(REPO_ROOT, "dist", "examples", name, "index.js");
-  if (!fs.existsSync(compiled) || fs.statSync(compiled).mtimeMs < fs.statSync(source).mtimeMs) {
+  // The build is incremental: its stamp, not the compiled file's time, says when it last ran.
+  const stamp = path.join(REPO_ROOT, BUILD_STAMP);
+  if (
+    !fs.existsSync(compiled) ||
+    !fs.existsSync(stamp) ||
+    fs.statSync(stamp).mtimeMs < fs.statSync(source).mtimeMs
+  ) {
     throw new Error(`${compiled} is missing or older than ${source}: run \`npm run build\` first.`);
   }
   return compiled;

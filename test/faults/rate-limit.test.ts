@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GpuCloudClient, type RequestEvent } from "pulumi-gpucloud/sdk";
 import { sentInsideRetryAfter } from "./retry-window";
-import type { LoggedRequest } from "../../emulator/core/requestlog";
+import type { LoggedRequest } from "../../emulator/core/controls/requestlog";
 import { fingerprint } from "pulumi-gpucloud/emulator";
 import type { Harness, Props, ResourceState } from "../harness";
 import { gpuUuid, pod, startTestEmulator, type TestEmulator } from "../emulator/helpers";

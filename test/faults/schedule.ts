@@ -4,8 +4,8 @@
  * reports. The world the scenarios run in is test/support/world.ts.
  */
 import { seededRandom, type Emulator } from "pulumi-gpucloud/emulator";
-import type { FaultTable } from "../../emulator/core/faults";
-import type { LoggedRequest } from "../../emulator/core/requestlog";
+import type { FaultTable } from "../../emulator/core/controls/faults";
+import type { LoggedRequest } from "../../emulator/core/controls/requestlog";
 import { onCalls, type ApiCall } from "../support/emulator-hooks";
 
 export type FaultKind =

@@ -249,7 +249,6 @@ describe("a fault of the provider's own, through the plugin's gRPC server", () =
     example: [],
     inputs: z.object({ size: z.number().describe("Its size.") }),
     outputs: {},
-    diff: { replaceOnChanges: [] },
     async create(): Promise<never> {
       throw new TypeError("Cannot read properties of undefined (reading 'status')");
     },

@@ -33,7 +33,6 @@ const box = defineResource({
     label: field(z.string().describe("Its label."), "label"),
     code: field.secret(z.string().describe("Its door code."), "code"),
   },
-  diff: { replaceOnChanges: [] },
   async create(_ctx, inputs) {
     throw halfDone(inputs);
   },

@@ -145,8 +145,7 @@ describe("examples/yaml-fleet through the native plugin, under the cost guard po
     expect((failed as OperationError).policyViolations.map((v) => v.message)).toEqual([
       expect.stringContaining(
         "The stack's 2 running instances would cost 7.92 CNY/h, over maxHourlyCost 5 CNY/h. The most expensive:\n" +
-          "  fleet-0: 3.96 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 2)\n" +
-          "  fleet-1: 3.96 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 2)\n",
+          '  fleet "fleet": 2 members at 3.96 CNY/h (pod ComfyUI 0.2 + 4090D 1.88 × 2) = 7.92 CNY/h\n',
       ),
     ]);
   });

@@ -6,7 +6,7 @@
  * destroy or the recovery of a lost create; each case checks what the state and the cloud hold after.
  * The request timeout is 0.5 s, so the waits of a lost create's recovery run in seconds on the real clock.
  */
-import type { FaultSpec } from "../../emulator/core/faults";
+import type { FaultSpec } from "../../emulator/core/controls/faults";
 import type { Props, ResourceState } from "../harness";
 import { DEMO_USER } from "../emulator/helpers";
 import { DOORS } from "../support/providers";

@@ -37,7 +37,6 @@ module.exports = dynamicProvider(
     description: "A box that never finishes.",
     inputs: z.object({ size: z.number().describe("Its size.") }),
     outputs: { label: field(z.string().describe("Its label."), (cloud) => cloud.label) },
-    diff: { replaceOnChanges: [] },
     async create(_ctx, inputs) { throw halfDone(inputs); },
     async read(_ctx, _id, inputs) { return { inputs, cloud: { label: "read" } }; },
     async update(_ctx, _id, _olds, news) { throw halfDone(news); },

@@ -9,7 +9,7 @@ import type { Harness, Props, ResourceState } from "../harness";
 import { proxy } from "../support/dateless-proxy";
 import { onCalls } from "../support/emulator-hooks";
 import { initFailure, type InitFailure } from "../support/init-failure";
-import { gpucloudHarness, providerConfig } from "../support/providers";
+import { DOORS, gpucloudHarness, providerConfig } from "../support/providers";
 import { startWorld, type World } from "../support/world";
 
 const KEY = "team-key";
@@ -100,35 +100,44 @@ describe("creates whose answers are lost", () => {
     expect(state.id).not.toMatch(PENDING_ID);
   });
 
-  it("destroys the instance whose title the cloud refuses, at once, naming the title, and leaves no claim token", async () => {
-    const refused = "forbidden word";
-    let refusals = 0;
-    const gateway = await proxy(w.emu.url, {
-      answer: (path, body) => {
-        if (!path.endsWith("/instance/update_title")) return undefined;
-        if ((JSON.parse(body) as { title?: string }).title !== refused) return undefined;
-        refusals++;
-        return {
-          status: 200,
-          json: { code: 1, msg: "the title contains a word the platform does not allow" },
-        };
-      },
-    });
-    const run = await gpucloudHarness({ config: providerConfig(gateway.url, KEY, CONFIG) });
-    try {
-      const failure = await w
-        .advancing(run.create("Instance", await inputs({ title: refused })))
-        .catch((e: unknown) => e);
-      expect(String(failure)).toMatch(
-        /Could not create instance: the cloud refused its title "forbidden word" \(.*does not allow.*\), the mark that tells it is this stack's; fix title in your program\. The instance \S+ was destroyed so nothing is left billing\./,
-      );
-      expect(refusals).toBe(1);
-      expect(await titles()).toEqual({});
-    } finally {
-      await run.stop();
-      await gateway.close();
-    }
-  });
+  it.each(DOORS)(
+    "destroys the instance whose title the cloud refuses, at once, naming the title, and leaves no claim token (%s door)",
+    async (door) => {
+      const refused = "forbidden word";
+      let refusals = 0;
+      const titlesSent: string[] = [];
+      const gateway = await proxy(w.emu.url, {
+        answer: (path, body) => {
+          if (!path.endsWith("/instance/update_title")) return undefined;
+          const { title } = JSON.parse(body) as { title?: string };
+          titlesSent.push(title ?? "");
+          if (title !== refused) return undefined;
+          refusals++;
+          return {
+            status: 200,
+            json: { code: 1, msg: "the title contains a word the platform does not allow" },
+          };
+        },
+      });
+      // A request timeout of 10 minutes: any wait the recovery scales by it would outlast this test.
+      const patient = { "gpucloud:requestTimeoutMs": "600000" };
+      const run = await gpucloudHarness({ door, config: providerConfig(gateway.url, KEY, patient) });
+      try {
+        const failure = await w
+          .advancing(run.create("Instance", await run.checked("Instance", { ...w.spec, title: refused })))
+          .catch((e: unknown) => e);
+        expect(String(failure)).toMatch(
+          /Could not create instance: the cloud refused its title "forbidden word" \(.*does not allow.*\), the mark that tells it is this stack's; fix title in your program\. The instance \S+ was destroyed so nothing is left billing\./,
+        );
+        expect(refusals).toBe(1);
+        expect(titlesSent).toEqual([refused]);
+        expect(await titles()).toEqual({});
+      } finally {
+        await run.stop();
+        await gateway.close();
+      }
+    },
+  );
 
   it("sends the create again when the lost call made nothing, and leaves one instance", async () => {
     await fault("reset");

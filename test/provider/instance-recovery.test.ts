@@ -17,6 +17,7 @@ import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import type { EngineMessage } from "../../testing/engine-log";
 import { RESOURCE_NAME_KEY } from "../../provider/framework/check";
 import type { Harness, Props, ResourceState } from "../harness";
+import { proxy } from "../support/dateless-proxy";
 import { onCalls } from "../support/emulator-hooks";
 import { initFailure } from "../support/init-failure";
 import { DOORS, gpucloudHarness, providerConfig, type Door } from "../support/providers";
@@ -29,6 +30,8 @@ const CONFIG = { "gpucloud:requestTimeoutMs": "500" };
 const CREATE = "/instance/create_by_pod";
 const TITLE = "/instance/update_title";
 const LIST = "/instance/list";
+/** The title a claim writes before its owner's mark (docs/failure-behaviour.md#ownership-in-a-shared-account). */
+const CLAIM_PREFIX = "gpucloud-claim-";
 const CLOCK = /\d\d:\d\d:\d\d/.source;
 
 jest.setTimeout(120_000);
@@ -153,6 +156,24 @@ describe.each(DOORS)("lost creates and marks, through the %s door", (door: Door)
     expect(titles()).toEqual({ [made]: news.title });
   });
 
+  it("hands the engine its instance promptly while the title writes fail 25 times in a row, and the next up writes the mark", async () => {
+    const h = await stack();
+    const news = await named(h, "flaky-title");
+    const FAILURES = 25;
+    w.emulator.faults.add({ path: TITLE, kind: "http_500", count: FAILURES });
+    const failure = initFailure(await w.advancing(h.create("Instance", news)).catch((e: unknown) => e));
+    const [made] = Object.keys(titles());
+    expect(failure).toMatchObject({ id: made, properties: { instanceUuid: made, title: "" } });
+    // Promptly: the create did not wait for the cloud to take a title write again.
+    expect(calls(TITLE)).toBeLessThan(FAILURES);
+
+    const again = await named(h, "flaky-title", {}, news);
+    const state: ResourceState = { id: made, inputs: news, outputs: failure!.properties };
+    w.emulator.faults.clear();
+    await w.advancing(h.update("Instance", state, again));
+    expect(titles()).toEqual({ [made]: news.title });
+  });
+
   it("never lets a lost create take an instance whose title a person cleared, and restores that mark at refresh and up", async () => {
     const [a, b] = [await stack(), await stack({}, OTHER_KEY)];
     const aInputs = await named(a, "a");
@@ -224,5 +245,49 @@ describe.each(DOORS)("lost creates and marks, through the %s door", (door: Door)
         ),
       ]),
     );
+  });
+
+  it("fails the create naming a late instance it cannot claim, keeping its own in the stack, never a silent success", async () => {
+    // The claim tokens the late watch writes never reach the cloud: its claim cannot be decided.
+    const gateway = await proxy(w.emu.url, {
+      answer: (path, body) =>
+        path.endsWith(TITLE) && (JSON.parse(body) as { title?: string }).title?.startsWith(CLAIM_PREFIX)
+          ? { status: 500, json: { code: 500, msg: "system error" } }
+          : undefined,
+    });
+    const h = await gpucloudHarness({ door, config: providerConfig(gateway.url, KEY, CONFIG) });
+    stacks.push(h);
+    let creates = 0;
+    // The first create is carried out 2.5 s after it arrives (five request timeouts), the next at once.
+    const undo = onCalls(w.emulator, (call) => {
+      if (call.path === CREATE && ++creates === 1)
+        w.emulator.faults.add({ path: CREATE, kind: "late_commit", ms: 2500, count: 1 });
+    });
+    let failed: unknown;
+    try {
+      const create = h
+        .create("Instance", await named(h, "stuck", { title: "stuck" }))
+        .catch((e: unknown) => e);
+      // The emulator's clock stands still until both instances exist: the create's own one cannot boot, so
+      // the create is still under way when the late one appears, whatever the machine's load.
+      while (w.cloudInstances().length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      failed = await w.advancing(create);
+    } finally {
+      undo();
+      await gateway.close();
+    }
+    const failure = initFailure(failed);
+    const kept = Object.entries(titles()).find(([, title]) => title === "stuck")?.[0];
+    const late = Object.keys(titles()).find((uuid) => uuid !== kept);
+    expect(kept).toBeDefined();
+    expect(late).toBeDefined();
+    expect(failure).toMatchObject({ id: kept });
+    expect(failure?.message).toContain(
+      `may have been carried out later than 1.5 s (3 x gpucloud:requestTimeoutMs) after it was sent`,
+    );
+    expect(failure?.message).toContain(
+      `${late} (instance ${late} stayed untitled past the grace, but no claim of it was decided`,
+    );
+    expect(failure?.message).toContain(`Instance ${kept} was made and is kept in the stack`);
   });
 });

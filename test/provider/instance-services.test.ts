@@ -2,7 +2,8 @@
  * waitForServices: create and start-up return once every web service of the instance answers. The
  * emulator serves each instance's web services 90 simulated seconds after it runs; its clock is frozen,
  * so nothing becomes ready unless the test moves it, and the test moves it only after seeing the provider
- * poll (its waits read the instance, then ask the services, every 10 ms).
+ * poll (its waits read the instance, then ask the services, every 10 ms). A create declared stopped
+ * (`running: false`) never waits for them: it stops the instance as soon as it runs.
  */
 import type { Instance as CloudInstance } from "pulumi-gpucloud/sdk";
 import { webServices } from "../../provider/resources/instance/services";
@@ -82,6 +83,28 @@ describe("Instance waitForServices against the emulator", () => {
     await w.emu.advance(BOOT_SECONDS);
     await create;
     expect(await status(url)).toBe(503);
+  });
+
+  it("stops an instance created with running: false as soon as the cloud lets it, never waiting for its services", async () => {
+    // The cloud stops only a running instance: the earliest stop is the first poll that sees it run.
+    const create = watch(
+      w.h.create(
+        "Instance",
+        await w.h.checked("Instance", { ...w.spec, running: false, waitForServices: true }),
+      ),
+    );
+    const { url } = await theNewInstance();
+    await w.emu.advance(BOOT_SECONDS);
+    // The clock stays still: a create that waited for the services would never send the stop.
+    await until(async () =>
+      (await logged()).some((r) => r.path === "/instance/shutdown" && r.status === 200),
+    );
+    expect(create.settled).toBe(false);
+    // Its web service never answered: a gateway's 503 while it started, 502 once it stops.
+    expect(await status(url)).toBeGreaterThanOrEqual(500);
+    await w.emu.advance(10);
+    const state = await create.operation;
+    expect(state.outputs).toMatchObject({ status: 22, running: false });
   });
 
   it("fails the create cleanly when the service does not answer within waitTimeoutSeconds of the create: nothing is left billing", async () => {

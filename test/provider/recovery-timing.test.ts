@@ -19,18 +19,34 @@ describe("the recovery's timing model", () => {
     expect(modelRequestMs({ requestTimeoutMs: 100, baseUrl: remote })).toBe(REMOTE_FLOOR_MS);
     expect(modelRequestMs({ requestTimeoutMs: 30_000, baseUrl: remote })).toBe(30_000);
     expect(recoveryTiming({ requestTimeoutMs: 100, pollIntervalMs: 10, baseUrl: remote })).toMatchObject({
-      requestMs: 1000,
-      settledAfterSendMs: 3000,
-      graceMs: 6000,
+      requestMs: 3000,
+      settledAfterSendMs: 9000,
+      graceMs: 18_000,
     });
   });
 
+  it("takes a T whose late-commit bound covers a create a gateway held 7 s, whatever shorter timeout is set", () => {
+    const timing = recoveryTiming({ requestTimeoutMs: 2000, pollIntervalMs: 10, baseUrl: remote });
+    expect(timing.settledAfterSendMs).toBeGreaterThanOrEqual(7000);
+  });
+
   it("takes the request timeout as given for a cloud on this machine", () => {
-    for (const url of [local, "http://127.8.0.1:1", "http://localhost:8787", "http://[::1]:8787"]) {
+    for (const url of [
+      local,
+      "http://127.8.0.1:1",
+      "http://localhost:8787",
+      "http://localhost.:8787",
+      "http://[::1]:8787",
+    ]) {
       expect(isLoopback(url)).toBe(true);
       expect(modelRequestMs({ requestTimeoutMs: 100, baseUrl: url })).toBe(100);
     }
-    for (const url of [remote, "http://127.0.0.1.example.com", "http://10.0.0.1"])
+    for (const url of [
+      remote,
+      "http://127.0.0.1.example.com",
+      "http://localhost.example.com",
+      "http://10.0.0.1",
+    ])
       expect(isLoopback(url)).toBe(false);
   });
 

@@ -12,6 +12,8 @@ import type { z } from "zod";
 import { assertBuilt, ensurePackageLink, REPO_ROOT } from "../../dev/self-link";
 import { buildPackageSchema } from "../../provider/codegen/generate";
 import type { PackageSchema, ResourceSpec } from "../../provider/codegen/package-schema";
+import { componentChecks } from "../../provider/framework/define-component";
+import { checksOf } from "../../provider/framework/define-resource";
 import { COMPONENTS } from "../../provider/components";
 import { RESOURCES } from "../../provider/resources";
 import { typeErrors } from "../support/type-check";
@@ -100,8 +102,8 @@ describe.each(RESOURCES.map((d) => [d.name, d] as const))("the page of %s", (nam
     expectRulesEnforced(inputs, definition.inputs.shape as Record<string, z.ZodType>);
   });
 
-  it("lists its rules across inputs", () => {
-    for (const rule of definition.checks ?? []) expect(text).toContain(`- ${rule.rule}.`);
+  it("lists its rules across inputs, those its inputs declare and its own", () => {
+    for (const rule of checksOf(definition)) expect(text).toContain(`- ${rule.rule}.`);
   });
 
   it("lists every output beside the inputs, the secret ones said to be secret", () => {
@@ -140,7 +142,7 @@ describe.each(COMPONENTS.map((d) => [d.name, d] as const))(
     });
 
     it("lists its rules across inputs, every output, and that it is not imported", () => {
-      for (const rule of definition.checks ?? []) expect(text).toContain(`- ${rule.rule}.`);
+      for (const rule of componentChecks(definition)) expect(text).toContain(`- ${rule.rule}.`);
       expect(tableRows(section(text, "Outputs")).map((row) => row.Output)).toEqual(
         Object.keys(definition.outputs),
       );

@@ -5,7 +5,7 @@
  * `POST /_emulator/faults` does, without a race against the call). Hooks stack; undo them in reverse.
  */
 import type { Emulator, RoomContext } from "pulumi-gpucloud/emulator";
-import type { LoggedRequest } from "../../emulator/core/requestlog";
+import type { LoggedRequest } from "../../emulator/core/controls/requestlog";
 
 export interface ApiCall {
   /** Relative to the API base, without the query. */

@@ -14,6 +14,17 @@ const SCENARIOS = [
   "/test/provider/instance-recovery\\.test\\.ts$",
   "/test/examples/docs-recipes\\.test\\.ts$",
   "/test/examples/fleet-cost-guard\\.test\\.ts$",
+  // Whole fleets, packs and packages through both doors: each area keeps its fast suites in npm test
+  // (test/harness/urns, test/native/yaml-fleet, test/policy/budget, test/examples/docs-links ...), and
+  // these, the slowest third of npm test, run here.
+  "/test/fleet/",
+  "/test/policy/fleet-doors\\.test\\.ts$",
+  "/test/policy/issue-31-stack\\.test\\.ts$",
+  "/test/harness/policy-packs\\.test\\.ts$",
+  "/test/examples/docs-snippets\\.test\\.ts$",
+  "/test/examples/fleet-native\\.test\\.ts$",
+  "/test/native/plugin-folder\\.test\\.ts$",
+  "/test/provider/hostile-answers\\.test\\.ts$",
 ];
 
 module.exports = { SCENARIOS };

@@ -3,13 +3,14 @@
  * what it is made of, each input with its type, default, rule and what a change does, the rules across
  * inputs, each output and an example program. A component has no id and is not imported: its children are.
  */
-import type { AnyComponentDefinition } from "../../framework/define-component";
+import { componentChecks, type AnyComponentDefinition } from "../../framework/define-component";
 import type { ComponentSchemas } from "../json-schema";
-import { token, type PackageSchema } from "../package-schema";
+import { type PackageSchema } from "../package-schema";
+import { token } from "../../tokens";
 import { bullets, page, table } from "./markdown";
 import { EXAMPLE_SETTING, programExample } from "./program-example";
 import { described, resultTypeWords, typeSectionsOf } from "./property-types";
-import { crossFieldRules, inputDescriptions, inputsTable } from "./resource-page";
+import { inputDescriptions, inputsTable, rulesSection } from "./resource-page";
 
 export function componentPage(
   schema: PackageSchema,
@@ -37,7 +38,7 @@ export function componentPage(
     "## Inputs",
     inputsTable(spec, schemas.inputs, (name) => changes[name]),
     inputDescriptions(definition.name, spec),
-    ...crossFieldRules(definition),
+    ...rulesSection(componentChecks(definition)),
     "## Outputs",
     "Its outputs are these alone: a component keeps no inputs of its own.",
     table(["Output", "Type", "Description"], outputs),

@@ -4,7 +4,8 @@
  * argument, each field of its result, the types they use and an example program.
  */
 import type { DataSourceShape } from "../data-source-shapes";
-import { token, type FunctionSpec, type PackageSchema } from "../package-schema";
+import { type FunctionSpec, type PackageSchema } from "../package-schema";
+import { token } from "../../tokens";
 import { bullets, page, table } from "./markdown";
 import { EXAMPLE_SETTING, programExample } from "./program-example";
 import { described, resultTypeWords, typeSectionsOf, typeWords } from "./property-types";

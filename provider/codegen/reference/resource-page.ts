@@ -3,9 +3,10 @@
  * input with its type, default, rule and what a change does, the rules across inputs, each output, the
  * types they use, an example program and the `pulumi import` line.
  */
-import type { AnyResourceDefinition } from "../../framework/define-resource";
+import { checksOf, diffRules, type AnyResourceDefinition } from "../../framework/define-resource";
 import type { JsonSchema, ResourceSchemas } from "../json-schema";
-import { token, type PackageSchema, type PropertySpec, type ResourceSpec } from "../package-schema";
+import { type PackageSchema, type PropertySpec, type ResourceSpec } from "../package-schema";
+import { token } from "../../tokens";
 import { ruleWords } from "./input-rules";
 import { bullets, codeBlock, page, table } from "./markdown";
 import { EXAMPLE_SETTING, programExample } from "./program-example";
@@ -36,7 +37,7 @@ export function resourcePage(schema: PackageSchema, { definition, schemas }: Res
     "## Inputs",
     inputTable(definition, schemas, spec),
     inputDescriptions(definition.name, spec),
-    ...crossFieldRules(definition),
+    ...rulesSection(checksOf(definition)),
     "## Outputs",
     ...outputSection(definition, spec, outputs),
     ...typeSectionsOf(schema, [...Object.values(spec.inputProperties), ...outputs.map(([, p]) => p)]),
@@ -76,7 +77,7 @@ export function inputDescriptions(resource: string, spec: ResourceSpec): string 
 
 /** What changing an input does, as the definition's diff rules decide it. */
 function changeWords(definition: AnyResourceDefinition, name: string): string {
-  const { diff } = definition;
+  const diff = diffRules(definition);
   const replaces = !definition.update || diff.replaceOnChanges.includes(name);
   const unchanged = [
     ...(diff.keepWhenUnset?.includes(name) || diff.adoptsById === name ? ["unset"] : []),
@@ -92,8 +93,7 @@ function changeWords(definition: AnyResourceDefinition, name: string): string {
   return unchanged.length > 0 ? `${effect} (nothing when ${unchanged.join(" or ")})` : effect;
 }
 
-export function crossFieldRules(definition: { checks?: readonly { rule: string }[] }): string[] {
-  const rules = definition.checks ?? [];
+export function rulesSection(rules: readonly { rule: string }[]): string[] {
   if (rules.length === 0) return [];
   return ["### Rules across inputs", bullets(rules.map((rule) => `${rule.rule}.`))];
 }
@@ -123,7 +123,7 @@ function outputDescription(definition: AnyResourceDefinition, name: string, prop
 }
 
 function importSection(definition: AnyResourceDefinition): string {
-  const adopt = definition.diff.adoptsById;
+  const adopt = diffRules(definition).adoptsById;
   return [
     "With the native plugin (Pulumi YAML and other languages), `pulumi import` brings an existing one under a stack by its id:",
     "",

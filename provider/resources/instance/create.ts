@@ -125,14 +125,16 @@ async function convergeMade(
 ): Promise<CloudInstance> {
   const uuid = made.instance.instance_uuid;
   try {
-    if (made.claimed) await releaseClaim(ctx, uuid, inputs.title);
+    // The mark over a won claim's token is a rename, safe to send again: a lost answer is no failure.
+    const retrying = { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal };
+    if (made.claimed) await retryUntil(() => releaseClaim(ctx, uuid, inputs.title), retrying);
     // Converging again is safe (it reads the instance afresh and does what is still missing), so it
     // rides out an outage until the create's deadline instead of destroying an instance made fine.
     let known: CloudInstance | undefined = made.instance;
     const olds = { title: inputs.title };
     return await retryUntil(
       () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
-      { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
+      retrying,
     );
   } catch (err) {
     if (isUnfinishedPowerChange(err)) throw keptAfterUnsettledPower(inputs, made.instance, err);

@@ -16,7 +16,7 @@ import { POWERED_ON, services, shutdownAtInput, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
 import { catalogueFailures, declaredModel } from "./gpu-choices";
-import { instanceChecks, InstanceInputs, REPLACING_INPUTS } from "./inputs";
+import { InstanceInputs } from "./inputs";
 import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./lost-create/pending-record";
 import { deletePending, readPending } from "./lost-create/pending-resolution";
 import { instanceMemory, instanceReads } from "./memory";
@@ -39,9 +39,11 @@ const ServiceOutput = z
   .meta({ id: "ServiceOutput", description: "An exposed service of an instance (its server_map entry)." });
 
 const field = outputFields<CloudInstance>();
+/** What the instance is and was made of: an in-place update never changes it. */
+const STABLE = { stable: true } as const;
 
 const outputs = {
-  instanceUuid: field(z.string().describe("The instance's uuid; also its id."), "instance_uuid"),
+  instanceUuid: field(z.string().describe("The instance's uuid; also its id."), "instance_uuid", STABLE),
   status: field(z.number().int().describe("The cloud's numeric status (see statusName)."), "status"),
   statusName: field(z.string().describe("The status by name: running, stopped, ..."), (c) =>
     instanceStatusName(c.status),
@@ -61,7 +63,7 @@ const outputs = {
       .describe("SSH password of each ssh service, keyed by the service's title."),
     sshPasswords,
   ),
-  gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name"),
+  gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name", STABLE),
   runningGpuUuid: field(
     z
       .string()
@@ -71,16 +73,18 @@ const outputs = {
       ),
     "gpu_uuid",
   ),
-  imageName: field(z.string().nullable().describe("Image name."), "image_name"),
-  imageTag: field(z.string().nullable().describe("Image version tag."), "image_tag"),
+  imageName: field(z.string().nullable().describe("Image name."), "image_name", STABLE),
+  imageTag: field(z.string().nullable().describe("Image version tag."), "image_tag", STABLE),
   createTime: field(
     z.number().int().nullable().describe("When it was created, Unix seconds."),
     "create_time",
+    STABLE,
   ),
   startTime: field(z.number().int().nullable().describe("When it last started, Unix seconds."), "start_time"),
   chargingType: field(
     z.number().int().nullable().describe("Billing type, as the cloud reports it."),
     "charging_type",
+    STABLE,
   ),
   shutdownRegular: field(
     z
@@ -148,20 +152,7 @@ export const instance = defineResource({
   inputs: InstanceInputs,
   outputs,
   autoname: { input: "title", maxLength: TITLE_MAX },
-  diff: {
-    replaceOnChanges: REPLACING_INPUTS,
-    // An absent podTag means "the latest at creation", which a running instance already was: removing a
-    // pin, or an import's podTag the program leaves out, must not replace a paid instance.
-    keepWhenUnset: ["podTag"],
-    // Pinning the tag the instance already runs asks for nothing new: only another tag replaces it.
-    sameAsOutput: { podTag: "imageTag" },
-    // The instance runs on one model of its list: a list that still holds it asks for nothing new.
-    choicesOf: { output: "runningGpuUuid", inputs: ["gpuUuid", "fallbackGpuUuids"] },
-    adoptsById: "adoptInstanceUuid",
-    remade: { when: isPendingId, output: PENDING_OUTPUT },
-  },
-  stableOutputs: ["instanceUuid", "gpuName", "imageName", "imageTag", "createTime", "chargingType"],
-  checks: instanceChecks,
+  remade: { when: isPendingId, output: PENDING_OUTPUT },
   cloudChecks: catalogueFailures,
   async create(ctx, inputs) {
     const cloud = await createInstance(ctx, inputs);

@@ -38,15 +38,18 @@ export function modelsOf(inputs: Pick<InstanceInputs, "gpuUuid" | "fallbackGpuUu
 
 const DISTINCT_RULE = "fallbackGpuUuids lists each GPU model once, and never gpuUuid's";
 
-/** No model twice: a second try of a refused model is one more refused call and nothing else. */
-export const distinctModels = crossFieldRule<InstanceInputs>(DISTINCT_RULE, (i, failed) => {
-  const fallbacks = i.fallbackGpuUuids;
+/**
+ * No model twice: a second try of a refused model is one more refused call and nothing else. Declared on
+ * the input, the rule sees the inputs untyped (their type is made of the schema that holds it).
+ */
+export const distinctModels = crossFieldRule<Record<string, unknown>>(DISTINCT_RULE, (i, failed) => {
+  const fallbacks: unknown = i.fallbackGpuUuids;
   if (failed.has(INPUT) || !Array.isArray(fallbacks)) return [];
   const first = typeof i.gpuUuid === "string" && !isUnknown(i.gpuUuid) ? i.gpuUuid : undefined;
   const seen = new Map<string, string>(first === undefined ? [] : [[first, "gpuUuid"]]);
   const failures: CheckFailure[] = [];
-  fallbacks.forEach((model: string, index) => {
-    if (isUnknown(model)) return;
+  fallbacks.forEach((model: unknown, index) => {
+    if (typeof model !== "string" || isUnknown(model)) return;
     const earlier = seen.get(model);
     if (earlier !== undefined) {
       failures.push({

@@ -57,9 +57,12 @@ export async function markAnswered(
     (err: unknown) => err,
   );
   if (failure === undefined) return { kind: "marked" };
+  const refused = failure instanceof BusinessError || failure instanceof InputValidationError;
   // Every attempt sent in the window has been carried out, or never will be, by then: a read sooner could
   // miss a mark still in flight, and a claim over it would take this create's own instance for another's.
-  await sleep(windowEnds + timing.settledAfterSendMs - Date.now(), ctx.signal);
+  // A refusal needs no such wait: it is the cloud's answer to this very title, and the instance it leaves
+  // untitled is destroyed whatever an attempt still in flight would have done.
+  if (!refused) await sleep(windowEnds + timing.settledAfterSendMs - Date.now(), ctx.signal);
   // A read's own attempts may take a request timeout each: one read, then the instance goes to the engine.
   const seen = await readNow(ctx, uuid, timing, Math.min(deadline, Date.now() + 2 * timing.requestMs)).catch(
     (err: unknown) => ({ unreadable: err }),
@@ -73,8 +76,7 @@ export async function markAnswered(
       why: `it was titled ${JSON.stringify(seen.title)} before this create could title it`,
     };
   // Refused, and the instance is there and untitled: it is the title the cloud will not take.
-  if (failure instanceof BusinessError || failure instanceof InputValidationError)
-    return { kind: "refused", cause: failure };
+  if (refused) return { kind: "refused", cause: failure };
   return claimOwn(ctx, uuid, mark, failure, deadline);
 }
 

@@ -30,7 +30,8 @@
  *   it would have without coalescing. A refresh drops what it reads as gone from the stack, so an
  *   instance made by another process after a shared walk must never look gone;
  * - a listed record that lacks what /instance/info carries (server_url, server_map) is read with info.
- * One `InstanceReads` per client lives in this module, so it lasts as long as the provider process.
+ * One `InstanceReads` per client is kept in the Instance's process memory (memory.ts), so it lasts as
+ * long as the provider process.
  */
 import {
   DEFAULT_MAX_PAGES,

@@ -229,8 +229,12 @@ class Reconciler {
     const given = this.giveOut(eligible, unclaimed);
     for (const entry of unclaimed) {
       const candidate = given.get(entry);
-      if (candidate) this.startClaim(entry, candidate);
-      else this.waiting(entry, walk, now);
+      // Past its time, an entry starts no claim: claims whose tokens never land would follow one another
+      // for ever, and the entry would never be given up (giveUpDue) and named.
+      if (!candidate) this.waiting(entry, walk, now);
+      else if (!this.overdue(entry, now, true)) this.startClaim(entry, candidate);
+      else
+        entry.reason = `instance ${candidate.instance_uuid} stayed untitled past the grace, but no claim of it was decided in the time it is followed (its claim token never showed)`;
     }
     for (const entry of unclaimed.filter((e) => e.claiming === undefined)) {
       if (this.noneMade(entry, walk, now))
@@ -440,8 +444,7 @@ class Reconciler {
     // A late watch rides out a listing that fails or shifts while it follows an instance: it ends on a listing.
     const due = (e: Entry) =>
       e.claiming === undefined &&
-      now >=
-        Math.max(e.claimant.giveUpAt, this.followedUntil(e, listingsWork || e.claimant.lateWatch === true)) &&
+      this.overdue(e, now, listingsWork || e.claimant.lateWatch === true) &&
       (!listingsWork || e.listingsSinceClosed >= (e.claimant.lateWatch ? 1 : 2));
     for (const entry of [...this.entries].filter(due)) {
       // A late watch that listed and saw nothing of the spec it could take: nothing came late.
@@ -449,6 +452,11 @@ class Reconciler {
         this.finish(entry, { kind: "not-made", nearMisses: [] });
       else this.finish(entry, this.unknown(entry.claimant, entry.reason, entry.candidates));
     }
+  }
+
+  /** Whether the entry's give-up time has passed, and with it the time it follows its instances. */
+  private overdue(entry: Entry, now: number, following: boolean): boolean {
+    return now >= Math.max(entry.claimant.giveUpAt, this.followedUntil(entry, following));
   }
 
   /**

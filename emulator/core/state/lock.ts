@@ -1,3 +1,7 @@
+/**
+ * In core's state room, the lock that keeps a state file to one emulator: a listening socket beside the file
+ * that names its holder.
+ */
 import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,

@@ -1,3 +1,7 @@
+/**
+ * In core's state room, the state file (`--state FILE`): read at start, written after every change through a
+ * temporary file, readable by its owner only.
+ */
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -16,7 +20,7 @@ import {
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Chunks, sameChunks } from "./settled-json";
-import { StateLock } from "./state-lock";
+import { StateLock } from "./lock";
 
 /** The state file holds API keys and SSH passwords: only its owner may read it. */
 const FILE_MODE = 0o600;

@@ -1,3 +1,7 @@
+/**
+ * In core's HTTP room, the access guard: which hosts, origins and admin keys may reach the emulator, its
+ * admin API and its console.
+ */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";

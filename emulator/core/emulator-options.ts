@@ -2,7 +2,7 @@
  * The emulator's options, in a module of their own so that the package's public types (emulator/index.ts)
  * name no fastify or zod types: a user's project compiles them without skipLibCheck or esModuleInterop.
  */
-import type { Durations } from "./core/durations";
+import type { Durations } from "./durations";
 
 /**
  * How API failures are answered: `envelope` (the default), as the live service does and its public

@@ -1,3 +1,7 @@
+/**
+ * In core's HTTP room, how every answer is made: the success envelope, any failure turned into one ApiError,
+ * and the HTTP status of each class of failure in envelope and http modes.
+ */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, altError, paramError, systemError } from "./errors";
 import type { ErrorStatusMode } from "../emulator-options";

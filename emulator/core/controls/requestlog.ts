@@ -1,3 +1,7 @@
+/**
+ * In core's controls, the request log (GET and DELETE /_emulator/requests), for tests that count calls.
+ */
+
 /** One API call as the request log keeps it (GET /_emulator/requests). The key is a fingerprint. */
 export interface LoggedRequest {
   method: string;

@@ -3,13 +3,13 @@
  * core and the operations on the whole state. The server implements it; the controls depend on this
  * shape rather than on the server that registers them.
  */
-import type { AccessGuard } from "./access";
-import type { KeyRing } from "./auth";
-import type { SimClock } from "./clock";
+import type { AccessGuard } from "../http/access";
+import type { KeyRing } from "../auth";
+import type { SimClock } from "../clock";
 import type { FaultTable } from "./faults";
 import type { RequestLog } from "./requestlog";
-import type { Room } from "./room";
-import type { Wallet } from "./wallet";
+import type { Room } from "../room";
+import type { Wallet } from "../wallet";
 
 /** Where the API is served, under the emulator's URL (the spec's `{base_url}/api/open/v2`). */
 export const API_BASE = "/api/open/v2";

@@ -1,11 +1,16 @@
+/**
+ * In core's controls, the admin API's shared routes (`/_emulator/...`): reset, clock, faults, request log,
+ * balances, keys, state and snapshot, over the controls' shape rather than the server. Rooms add their own
+ * (instances, GPU stock).
+ */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { fingerprint } from "./auth";
-import { ApiError, paramError } from "./errors";
+import { fingerprint } from "../auth";
+import { ApiError, paramError } from "../http/errors";
 import { faultSchema } from "./faults";
-import { StateProblem } from "./state-schema";
-import { amount, parseBody } from "./validation";
-import type { EmulatorControls } from "./controls";
+import { StateProblem } from "../state/schema";
+import { amount, parseBody } from "../http/validation";
+import type { EmulatorControls } from "./emulator-controls";
 
 /** A snapshot holds every run's inputs: it may be far larger than an API body. */
 const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024;

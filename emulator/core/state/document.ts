@@ -1,11 +1,16 @@
+/**
+ * In core's state room, the whole state as one versioned JSON document (the clock, keys, wallet and every
+ * room's part): exported, serialized for the state file, and imported only whole and only when every part
+ * fits.
+ */
 import { z } from "zod";
-import { type KeyRing, keyRingStateSchema } from "./auth";
-import type { SimClock } from "./clock";
-import type { Room } from "./room";
-import type { KnownState } from "./state-schema";
+import { type KeyRing, keyRingStateSchema } from "../auth";
+import type { SimClock } from "../clock";
+import type { Room } from "../room";
+import type { KnownState } from "./schema";
 import { chunk, type Chunks } from "./settled-json";
-import { parseState, requireUser, seconds, StateProblem } from "./state-schema";
-import { type Wallet, walletStateSchema } from "./wallet";
+import { parseState, requireUser, seconds, StateProblem } from "./schema";
+import { type Wallet, walletStateSchema } from "../wallet";
 
 /** The version of the state document this emulator writes and reads. */
 export const STATE_VERSION = 1;

@@ -1,6 +1,10 @@
+/**
+ * In core's controls, injected faults (POST /_emulator/faults): their kinds and rules, and the table the
+ * server asks on every API call.
+ */
 import { z } from "zod";
 import { ANSWER_FAULT_KINDS } from "./answer-faults";
-import { seededRandom } from "./random";
+import { seededRandom } from "../random";
 
 export const FAULT_KINDS = [
   "http_500",

@@ -1,3 +1,6 @@
+/**
+ * In core's HTTP room, the rate limit (`--rate-limit`) per caller.
+ */
 import { rateLimited } from "./errors";
 
 /** How many callers the limiter remembers at most; the least recently seen go first. */

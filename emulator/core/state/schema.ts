@@ -1,5 +1,9 @@
+/**
+ * In core's state room, the building blocks every room's state schema (and a seed file) is made of, and the
+ * StateProblem that names a field at fault.
+ */
 import { z } from "zod";
-import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "./validation";
+import { describeIssue, formatPath, MAX_STORED_INPUT_BYTES } from "../http/validation";
 
 /**
  * Building blocks of the state schemas (one per room, in each room's `state.ts`). The state file,
@@ -46,6 +50,20 @@ export const storedInputs = z
 /** One of a fixed list of strings, refused with the list spelled out. */
 export function choice<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { message: `must be one of ${values.join(", ")}` });
+}
+
+/** A list of entries whose `key` must not repeat: a repeated id would make lookups pick one at random. */
+export function uniqueList<S extends z.ZodType>(entry: S, key: (item: z.infer<S>) => string, name: string) {
+  return z.array(entry).superRefine((items, ctx) => {
+    const seen = new Map<string, number>();
+    items.forEach((item, index) => {
+      const id = key(item);
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, index);
+      else
+        ctx.addIssue({ code: "custom", path: [index, name], message: `repeats [${first}]'s ${name} ${id}` });
+    });
+  });
 }
 
 /** A problem found in a state document: where (`rooms.instances[0].status`) and what is wrong there. */

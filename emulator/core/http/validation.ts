@@ -1,3 +1,7 @@
+/**
+ * In core's HTTP room, request validation (a zod parse whose first issue becomes 400 code 1 naming the
+ * field), paging, and the API's limits on stored inputs.
+ */
 import { z } from "zod";
 import { paramError } from "./errors";
 

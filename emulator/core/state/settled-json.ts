@@ -3,6 +3,7 @@
  * every record that can no longer change, so a save costs what changed, not every run ever made, and
  * the file is written from the chunks without first joining them into one string.
  */
+
 export type Chunks = Buffer[];
 
 /** One chunk of JSON text. */
