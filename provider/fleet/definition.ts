@@ -76,7 +76,10 @@ function memberChange(input: (typeof MEMBER_SPEC)[number]): string {
   const rules = rulesOf(InstanceInputs.shape[input]);
   if (!rules.replaces) return "updates every member in place";
   const unchanged = rules.keepWhenUnset ? " (nothing when unset)" : "";
-  return `replaces every member, as replaceMembers says${unchanged}`;
+  const stillListed = rules.listsChoicesOf
+    ? ` (nothing for a member whose ${rules.listsChoicesOf} the new gpuUuid and fallbackGpuUuids still hold)`
+    : "";
+  return `replaces every member, as replaceMembers says${unchanged}${stillListed}`;
 }
 
 export const fleet: ComponentDefinition<"Fleet", typeof FleetInputs> = defineComponent({

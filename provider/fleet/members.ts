@@ -15,6 +15,7 @@ export const MEMBER_SPEC = [
   "podTag",
   "imageUuid",
   "gpuUuid",
+  "fallbackGpuUuids",
   "gpuNums",
   "running",
   "waitForServices",

@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { AutonameRule } from "./autoname";
-import type { CrossFieldRule } from "./check";
+import type { CheckFailure, CrossFieldRule } from "./check";
 import { crossFieldRules, declaredDiffRules } from "./input-rules";
 import type { ProviderContext } from "./context";
 import type { ProcessMemory } from "./process-memory";
@@ -98,6 +98,16 @@ export interface ResourceDefinition<N extends string, S extends z.ZodObject, C> 
   remade?: DiffRules<Inputs<S>>["remade"];
   /** Rules across inputs that belong to none of them, run by Check after those the inputs declare. */
   checks?: CrossFieldRule<Inputs<S>>[];
+  /**
+   * Rules that read the cloud (free, cached reads only), run by Check after every other rule when the
+   * provider is configured (cloud-checks.ts); `failed` names the inputs already at fault.
+   */
+  cloudChecks?(
+    ctx: ProviderContext,
+    inputs: Partial<Inputs<S>>,
+    failed: ReadonlySet<string>,
+    olds: Readonly<Record<string, unknown>>,
+  ): Promise<CheckFailure[]>;
   /** The input that names the resource in the cloud, which Check fills in when the program leaves it out. */
   autoname?: AutonameRule & { input: keyof Inputs<S> & string };
   create(ctx: ProviderContext, inputs: Inputs<S>): Promise<ResourceState<Inputs<S>, C> & { id: string }>;

@@ -20,6 +20,12 @@ export interface DiffRules<I> {
    */
   sameAsOutput?: Partial<Record<keyof I & string, string>>;
   /**
+   * Inputs that together list the values an output may take (Instance's gpuUuid and fallbackGpuUuids, the
+   * models its runningGpuUuid may be): while the new inputs still list the output's value, changing or
+   * reordering them is no change. A state stored before the output existed holds its value in `inputs[0]`.
+   */
+  choicesOf?: { output: string; inputs: readonly (keyof I & string)[] };
+  /**
    * A stored state that must be made anew whatever the inputs: an id that names no resource but a create
    * whose outcome is still unknown (Instance's `pending-create:...`), a PersonalImage whose save failed.
    * Such a state is always replaced, the change reported under `output`.
@@ -96,7 +102,22 @@ function intended<I>(
       wanted[name] = olds[name];
     }
   }
+  if (rules.choicesOf && stillListed(olds, wanted, rules.choicesOf)) {
+    for (const name of rules.choicesOf.inputs) wanted[name] = olds[name];
+  }
   const adopt = rules.adoptsById;
   if (adopt !== undefined && (news[adopt] === undefined || news[adopt] === id)) wanted[adopt] = olds[adopt];
   return wanted;
+}
+
+/** Whether the new inputs, every value known, still list the value the output holds. */
+function stillListed(
+  olds: Record<string, unknown>,
+  wanted: Record<string, unknown>,
+  choices: { output: string; inputs: readonly string[] },
+): boolean {
+  const current = olds[choices.output] ?? olds[choices.inputs[0]];
+  const listed = choices.inputs.flatMap((name) => [wanted[name]].flat());
+  if (typeof current !== "string" || listed.some(isUnknown)) return false;
+  return listed.includes(current);
 }

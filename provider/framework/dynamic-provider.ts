@@ -5,6 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { autonamed, type Naming } from "./autoname";
 import { checkInputs, RESOURCE_NAME_KEY, type CheckFailure } from "./check";
+import { withCloudChecks } from "./cloud-checks";
 import { assertSettingsWellFormed, configure, providerProcess, runOperation } from "./context";
 import {
   checksOf,
@@ -82,9 +83,10 @@ export function dynamicProvider(definition: AnyResourceDefinition): DynamicProvi
     async check(olds, news) {
       assertSettingsWellFormed();
       const resourceName = news[RESOURCE_NAME_KEY];
-      return checkResource(definition, news, olds, new Set(), {
+      const checked = checkResource(definition, news, olds, new Set(), {
         resourceName: typeof resourceName === "string" ? resourceName : undefined,
       });
+      return withCloudChecks(definition, checked, olds);
     },
     async diff(id, olds, news) {
       const { changes, replaces } = diffResource(definition, id, olds, news);

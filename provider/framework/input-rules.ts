@@ -22,6 +22,12 @@ export interface InputRules {
    * that output holds, the input is no change, as the resource already is what it asks for.
    */
   sameAsOutput?: string;
+  /**
+   * The output whose value this input, with the others that name the same output, lists the choices of
+   * (Instance's gpuUuid and fallbackGpuUuids, the models its runningGpuUuid may be): while the new inputs
+   * still list the output's value, changing or reordering them is no change.
+   */
+  listsChoicesOf?: string;
   /** It adopts an existing resource by its id: unset, or the resource's own id, is no change. */
   adoptsById?: true;
   /**
@@ -72,11 +78,17 @@ export function declaredDiffRules<I>(inputs: z.ZodObject, remade?: DiffRules<I>[
     ruled.flatMap(([name, rules]) => (rules.sameAsOutput ? [[name, rules.sameAsOutput]] : [])),
   ) as Partial<Record<keyof I & string, string>>;
   const [adoptsById] = names((rules) => rules.adoptsById);
+  const choices = ruled.filter(([, rules]) => rules.listsChoicesOf !== undefined);
+  const choicesOf =
+    choices.length > 0
+      ? { output: choices[0][1].listsChoicesOf!, inputs: choices.map(([name]) => name as keyof I & string) }
+      : undefined;
   return {
     replaceOnChanges: names((rules) => rules.replaces),
     keepWhenUnset: names((rules) => rules.keepWhenUnset),
     sameAsOutput,
     ...(adoptsById ? { adoptsById } : {}),
+    ...(choicesOf ? { choicesOf } : {}),
     ...(remade ? { remade } : {}),
   };
 }

@@ -71,6 +71,8 @@ export interface InstanceArgs {
   imageUuid?: pulumi.Input<string>;
   /** GPU model. */
   gpuUuid: pulumi.Input<string>;
+  /** GPU models tried in this order after gpuUuid when the cloud refuses a model (no free cards), at create and when a stopped instance is started. Each a valid model of the catalogue, listed once, never gpuUuid. The model the instance runs on is runningGpuUuid; while it is gpuUuid or one of these, changing or reordering the list plans nothing. Left out, only gpuUuid is tried. */
+  fallbackGpuUuids?: pulumi.Input<string[]>;
   /** Number of GPUs: 1, 2, 4, 8. */
   gpuNums: pulumi.Input<number>;
   /** Instance name, at most 50 characters: the owner's mark that tells this stack's instance from any other on the account. Left out, the provider names the instance `<resource name>-<7 random hex>` once and keeps that name in the state (through the native plugin the suffix comes from the engine's seed, so a preview shows the name the update writes; the dynamic providers get no seed, so a preview's name is only a stand-in). A mark cleared in the console shows at refresh, and the next update writes it back. An empty title turns the mark off: a lost create of the same spec, in any stack on the account, may then take the instance. */
@@ -97,6 +99,8 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly imageUuid: pulumi.Output<string | undefined>;
   /** GPU model. */
   declare readonly gpuUuid: pulumi.Output<string>;
+  /** GPU models tried in this order after gpuUuid when the cloud refuses a model (no free cards), at create and when a stopped instance is started. Each a valid model of the catalogue, listed once, never gpuUuid. The model the instance runs on is runningGpuUuid; while it is gpuUuid or one of these, changing or reordering the list plans nothing. Left out, only gpuUuid is tried. */
+  declare readonly fallbackGpuUuids: pulumi.Output<string[] | undefined>;
   /** Number of GPUs: 1, 2, 4, 8. */
   declare readonly gpuNums: pulumi.Output<number>;
   /** The instance's name in the cloud; empty when it has none. */
@@ -125,6 +129,8 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly sshPasswords: pulumi.Output<Record<string, string>>;
   /** GPU model name. */
   declare readonly gpuName: pulumi.Output<string | null>;
+  /** The GPU model the instance runs on: gpuUuid, or the one of fallbackGpuUuids the cloud had cards of. */
+  declare readonly runningGpuUuid: pulumi.Output<string | null>;
   /** Image name. */
   declare readonly imageName: pulumi.Output<string | null>;
   /** Image version tag. */
@@ -236,6 +242,8 @@ export interface FleetArgs {
   imageUuid?: pulumi.Input<string>;
   /** GPU model. */
   gpuUuid: pulumi.Input<string>;
+  /** GPU models tried in this order after gpuUuid when the cloud refuses a model (no free cards), at create and when a stopped instance is started. Each a valid model of the catalogue, listed once, never gpuUuid. The model the instance runs on is runningGpuUuid; while it is gpuUuid or one of these, changing or reordering the list plans nothing. Left out, only gpuUuid is tried. */
+  fallbackGpuUuids?: pulumi.Input<string[]>;
   /** Number of GPUs: 1, 2, 4, 8. */
   gpuNums: pulumi.Input<number>;
   /** Desired power state. */

@@ -16,6 +16,7 @@ import {
   type AnyResourceDefinition,
   type ResourceState,
 } from "../framework/define-resource";
+import { withCloudChecks } from "../framework/cloud-checks";
 import { checkResource, diffResource } from "../framework/dynamic-provider";
 import { reportingInitFailure } from "../framework/errors";
 import { previewCreate, previewUpdate, stableProperties } from "../framework/preview";
@@ -78,10 +79,12 @@ export class ResourceRpcs {
     return definition;
   }
 
-  check(req: provproto.CheckRequest): provproto.CheckResponse {
+  async check(req: provproto.CheckRequest): Promise<provproto.CheckResponse> {
     const { props: news, secrets } = unwrap(req.getNews());
     const olds = unwrap(req.getOlds()).props;
-    const { inputs, failures } = checkResource(this.definition(req), news, olds, secrets, naming(req));
+    const definition = this.definition(req);
+    const checked = checkResource(definition, news, olds, secrets, naming(req));
+    const { inputs, failures } = await withCloudChecks(definition, checked, olds, secrets);
     const res = new provproto.CheckResponse();
     res.setInputs(wrap(inputs, secrets));
     res.setFailuresList(failures.map((f) => checkFailure(f.property, f.reason)));

@@ -9,7 +9,8 @@
  * instance list by its title, the owner's mark the provider gives every instance it makes (a fleet's
  * member, priced from its fleet's inputs before it is registered, by the autoname the fleet gives it), and
  * only when the answer changes the price (a list of fallback models, or `running: false`). A stack policy
- * sees its outputs: an instance with a known instanceUuid exists, and its gpuUuid is the model it runs on.
+ * sees its outputs: an instance with a known instanceUuid exists, and its runningGpuUuid (in a state written
+ * before that output existed, its gpuUuid) is the model it runs on.
  */
 import { instancesMarked } from "./cloud";
 import { priceOf, type InstancePrice, type RunsOn } from "./prices";
@@ -43,8 +44,8 @@ export async function costFromInputs(
 export async function costFromOutputs(instance: InstanceFacts): Promise<Cost> {
   const exists = typeof instance.instanceUuid === "string" && instance.instanceUuid !== "";
   if (exists && instance.running === false) return { counts: false };
-  const runsOn =
-    exists && typeof instance.gpuUuid === "string" ? { gpuUuids: [instance.gpuUuid] } : undefined;
+  const model = typeof instance.runningGpuUuid === "string" ? instance.runningGpuUuid : instance.gpuUuid;
+  const runsOn = exists && typeof model === "string" ? { gpuUuids: [model] } : undefined;
   return costed(instance, runsOn);
 }
 

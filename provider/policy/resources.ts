@@ -67,13 +67,10 @@ export interface InstanceFacts extends Omit<DeclaredInputs, "running"> {
   urn: string;
   /** Declared power state; absent means running, its default. */
   running: Maybe<boolean>;
-  /**
-   * The models tried after gpuUuid when it has no free cards, in order; absent means none. Read as a
-   * list of strings, whether or not the definition declares the input.
-   */
-  fallbackGpuUuids: Maybe<string[] | undefined>;
   /** An output: set once the instance exists. */
   instanceUuid: Maybe<string | undefined>;
+  /** The model an existing instance runs on (an output): gpuUuid or one of its fallbacks. */
+  runningGpuUuid: Maybe<string | undefined>;
   /** The Fleet it is a member of, if any. */
   fleet?: FleetMembership;
 }
@@ -136,20 +133,14 @@ export function instanceFacts(resource: {
   const get = (name: string) => read(resource.props, name);
   const inputs = declaredInputs(resource.props);
   const fleet = membershipOf(resource.name, resource.opts?.parent);
-  const fallbackGpuUuids = get("fallbackGpuUuids");
   return {
     ...(fleet ? { fleet } : {}),
     ...inputs,
     name: resource.name,
     urn: resource.urn,
     running: inputs.running instanceof Unknown ? inputs.running : inputs.running !== false,
-    fallbackGpuUuids:
-      fallbackGpuUuids instanceof Unknown
-        ? fallbackGpuUuids
-        : Array.isArray(fallbackGpuUuids)
-          ? listOf<string>(fallbackGpuUuids, new Set(["string"]))
-          : undefined,
     instanceUuid: ofType(get("instanceUuid"), "string"),
+    runningGpuUuid: ofType(get("runningGpuUuid"), "string"),
   };
 }
 

@@ -12,6 +12,7 @@ const DECLARED: Record<string, unknown> = {
   podTag: "v2",
   imageUuid: "image-1",
   gpuUuid: "gpu-1",
+  fallbackGpuUuids: ["gpu-2", "gpu-3"],
   gpuNums: 2,
   title: "trainer",
   running: false,

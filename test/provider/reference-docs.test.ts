@@ -249,6 +249,9 @@ describe("every page", () => {
 function ruleProbes(rule: string): { value: unknown; passes: boolean }[] {
   const probes: { value: unknown; passes: boolean }[] = [];
   if (/\bnot empty\b/.test(rule)) probes.push({ value: "", passes: false }, { value: "x", passes: true });
+  if (/\ba list of at least one\b/.test(rule)) {
+    probes.push({ value: [], passes: false }, { value: ["x"], passes: true }, { value: [""], passes: false });
+  }
   for (const [, low, high] of rule.matchAll(/from (\d+) to (\d+)/g)) {
     const [lo, hi] = [Number(low), Number(high)];
     probes.push(

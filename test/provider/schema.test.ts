@@ -142,6 +142,7 @@ describe("the package schema", () => {
       "podTag",
       "imageUuid",
       "gpuUuid",
+      "fallbackGpuUuids",
       "gpuNums",
       "running",
       "waitForServices",

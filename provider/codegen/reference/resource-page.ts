@@ -83,6 +83,11 @@ function changeWords(definition: AnyResourceDefinition, name: string): string {
     ...(diff.keepWhenUnset?.includes(name) || diff.adoptsById === name ? ["unset"] : []),
     ...(diff.adoptsById === name ? ["set to the resource's own id"] : []),
     ...(diff.sameAsOutput?.[name] ? [`set to the value of \`${diff.sameAsOutput[name]}\``] : []),
+    ...(diff.choicesOf?.inputs.includes(name)
+      ? [
+          `${diff.choicesOf.inputs.map((input) => `\`${input}\``).join(" and ")} still hold \`${diff.choicesOf.output}\``,
+        ]
+      : []),
   ];
   const effect = replaces ? "replaces" : "updates in place";
   return unchanged.length > 0 ? `${effect} (nothing when ${unchanged.join(" or ")})` : effect;

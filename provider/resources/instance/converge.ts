@@ -10,6 +10,7 @@ import { isHalting, RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from ".
 import type { InstanceInputs } from "./inputs";
 import { isClaimToken } from "./lost-create/claim";
 import { convergeDeadline, waitOptions } from "./deadline";
+import { startOnFirstFreeModel } from "./gpu-fallback";
 import { changePower } from "./power";
 import { instanceReads } from "./memory";
 import { waitForServices } from "./services";
@@ -92,7 +93,7 @@ export async function converge(
   };
   if (news.running) {
     if (SHUTTING_DOWN.includes(cloud.status)) cloud = await wait(STOPPED);
-    if (STOPPED.includes(cloud.status)) await changePower(ctx, instanceUuid, "start", deadline);
+    if (STOPPED.includes(cloud.status)) await startOnFirstFreeModel(ctx, cloud, news, deadline);
     if (cloud.status !== RUNNING) cloud = await wait([RUNNING]);
     if (scheduledShutdown(cloud) !== plan.timer) {
       // The timer changed out of band while this waited: its time was not checked yet.

@@ -29,6 +29,8 @@ import {
   refusedForLong,
 } from "./create-failures";
 import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./create-spec";
+import { onListedModel } from "./gpu-choices";
+import { createOnFirstFreeModel } from "./gpu-fallback";
 import type { InstanceInputs } from "./inputs";
 import { newClaimantId } from "./lost-create/claim";
 import { pendingCreateError, unresolvedError } from "./lost-create/pending-record";
@@ -48,9 +50,24 @@ export async function createInstance(ctx: ProviderContext, inputs: InstanceInput
   if (inputs.shutdownAt !== undefined) await assertTimerAhead(ctx, inputs.shutdownAt);
   if (inputs.adoptInstanceUuid) return adopt(ctx, inputs, inputs.adoptInstanceUuid);
   const deadline = Date.now() + inputs.waitTimeoutSeconds * 1000;
+  return createOnFirstFreeModel(ctx, inputs, (onModel, listed) =>
+    createOnModel(ctx, onModel, deadline, listed),
+  );
+}
+
+/**
+ * Makes, marks and converges an instance on the GPU model `inputs` name. `listed`: the listing before
+ * another model's refused create (which made nothing) stands for the first create call of this one.
+ */
+async function createOnModel(
+  ctx: ProviderContext,
+  inputs: InstanceInputs,
+  deadline: number,
+  listed: boolean,
+): Promise<CloudInstance> {
   const watch = new LateWatch(ctx, specOf(inputs), lateWatchProgress(ctx, inputs));
   try {
-    const made = await makeMarkedInstance(ctx, inputs, deadline, watch);
+    const made = await makeMarkedInstance(ctx, inputs, deadline, watch, listed);
     const cloud = await convergeMade(ctx, inputs, made, deadline);
     if (watch.watching) await cleanUpLateArrivals(ctx, inputs, watch, cloud);
     return cloud;
@@ -77,7 +94,7 @@ async function adopt(
     }
     throw err;
   }
-  const spec = specOf(inputs);
+  const spec = specOf(onListedModel(inputs, cloud));
   const mismatches = adoptionMismatches(cloud, spec);
   if (mismatches.length > 0) {
     throw new Error(
@@ -137,9 +154,10 @@ async function makeMarkedInstance(
   inputs: InstanceInputs,
   deadline: number,
   watch: LateWatch,
+  listed: boolean,
 ): Promise<Made> {
-  for (;;) {
-    const made = await makeInstance(ctx, inputs, deadline, watch);
+  for (let round = 0; ; round++) {
+    const made = await makeInstance(ctx, inputs, deadline, watch, listed && round === 0);
     if (made.answeredAt === undefined) return made;
     const mark = inputs.title ?? "";
     const marking = await markAnswered(ctx, made.instance, mark, made.answeredAt, deadline).catch(
@@ -185,6 +203,7 @@ async function makeInstance(
   inputs: InstanceInputs,
   deadline: number,
   watch: LateWatch,
+  listed: boolean,
 ): Promise<Made> {
   const spec = specOf(inputs);
   const memory = instanceMemory(ctx.process);
@@ -205,10 +224,10 @@ async function makeInstance(
     records.settled(record);
     if (outcome.kind === "adopted") return { instance: outcome.instance, claimed: true };
   }
-  for (;;) {
+  for (let round = 0; ; round++) {
     const late = watch.take();
     if (late) return { instance: late, claimed: true };
-    const sent = await send(ctx, inputs, spec, deadline).catch((err: unknown) => {
+    const sent = await send(ctx, inputs, spec, deadline, listed && round === 0).catch((err: unknown) => {
       if (isCancelled(err, ctx.signal))
         throw cancelledError("before the create call was sent, so no instance was made");
       throw refusedForLong(err) ?? err;
@@ -249,19 +268,20 @@ type Sent =
  * One create call, after a listing (both ride out an outage until the deadline). A failure that proves
  * the call did no work (not sent, 429, 503: the SDK's transient errors of an unsafe call) sends it
  * again; a lost answer returns the claimant its reconciliation needs, its window opened by what the
- * listings before the call showed.
+ * listings before the call showed. `listed`: a listing just before stands for the one before this call.
  */
 async function send(
   ctx: ProviderContext,
   inputs: InstanceInputs,
   spec: CreateSpec,
   deadline: number,
+  listed: boolean,
 ): Promise<Sent> {
   const memory = instanceMemory(ctx.process);
   const reads = memory.reads(ctx.api);
   const timing = instanceTiming(ctx);
   const until = { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal };
-  await retryUntil(() => reads.freshWalk(), until);
+  if (!listed) await retryUntil(() => reads.freshWalk(), until);
   return retryUntil(async ({ deadline: callDeadline }) => {
     // Taken as the call goes out: a walk that ends while it is out may already list the new instance.
     const window = openWindow(reads.newestCreateTime, reads.everListed);

@@ -15,6 +15,7 @@ import { plainJson } from "../../framework/plain-json";
 import { POWERED_ON, services, shutdownAtInput, sshPasswords } from "./cloud";
 import { converge } from "./converge";
 import { createInstance } from "./create";
+import { catalogueFailures, declaredModel } from "./gpu-choices";
 import { InstanceInputs } from "./inputs";
 import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./lost-create/pending-record";
 import { deletePending, readPending } from "./lost-create/pending-resolution";
@@ -63,6 +64,15 @@ const outputs = {
     sshPasswords,
   ),
   gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name", STABLE),
+  runningGpuUuid: field(
+    z
+      .string()
+      .nullable()
+      .describe(
+        "The GPU model the instance runs on: gpuUuid, or the one of fallbackGpuUuids the cloud had cards of.",
+      ),
+    "gpu_uuid",
+  ),
   imageName: field(z.string().nullable().describe("Image name."), "image_name", STABLE),
   imageTag: field(z.string().nullable().describe("Image version tag."), "image_tag", STABLE),
   createTime: field(
@@ -110,7 +120,7 @@ function cloudInputs(inputs: InstanceInputs, cloud: CloudInstance): InstanceInpu
     title: cloud.title ? cloud.title : inputs.title,
     running: POWERED_ON.includes(cloud.status),
     shutdownAt: shutdownAtInput(cloud),
-    gpuUuid: cloud.gpu_uuid ?? inputs.gpuUuid,
+    gpuUuid: declaredModel(inputs, cloud),
     gpuNums: cloud.gpu_nums ?? inputs.gpuNums,
   });
 }
@@ -143,6 +153,7 @@ export const instance = defineResource({
   outputs,
   autoname: { input: "title", maxLength: TITLE_MAX },
   remade: { when: isPendingId, output: PENDING_OUTPUT },
+  cloudChecks: catalogueFailures,
   async create(ctx, inputs) {
     const cloud = await createInstance(ctx, inputs);
     return { id: cloud.instance_uuid, ...state(inputs, cloud) };

@@ -9,6 +9,7 @@ import { crossFieldRule, exactlyOneOf, isUnknown } from "../../framework/check";
 import type { Inputs } from "../../framework/define-resource";
 import { sameValue } from "../../framework/diff";
 import { replacingInputs, withRules } from "../../framework/input-rules";
+import { distinctModels, fallbackGpuUuidsInput } from "./gpu-choices";
 import { isoTime, SHUTDOWN_LEAD_SECONDS } from "./timer";
 
 const uuid = (what: string) =>
@@ -118,7 +119,16 @@ export const InstanceInputs = z.object({
     uuid("a personal or market image uuid").optional().describe("Create from this image instead of a pod."),
     { replaces: true, checks: [madeOfOne] },
   ),
-  gpuUuid: withRules(uuid("a GPU model uuid from getGpu").describe("GPU model."), { replaces: true }),
+  // The instance runs on one model of gpuUuid and fallbackGpuUuids: a list that still holds it asks for nothing new.
+  gpuUuid: withRules(uuid("a GPU model uuid from getGpu").describe("GPU model."), {
+    replaces: true,
+    listsChoicesOf: "runningGpuUuid",
+  }),
+  fallbackGpuUuids: withRules(fallbackGpuUuidsInput, {
+    replaces: true,
+    listsChoicesOf: "runningGpuUuid",
+    checks: [distinctModels],
+  }),
   gpuNums: withRules(
     z
       .number({ error: `must be one of ${GPU_NUMS.join(", ")}` })

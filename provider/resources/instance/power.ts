@@ -14,6 +14,7 @@ import {
   retryUntil,
   sleep,
   type Instance as CloudInstance,
+  type StartupParams,
 } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import { isCancelled, messageOf, UnsettledOutcomeError } from "../../framework/errors";
@@ -43,7 +44,8 @@ interface PowerCall {
   from: readonly number[];
   /** The instance is on its way to the goal, or there: the call took effect. */
   took(status: number): boolean;
-  send(ctx: ProviderContext, instanceUuid: string): Promise<void>;
+  /** `gpu`: a start's override of the GPU model (it moves the instance to that model). */
+  send(ctx: ProviderContext, instanceUuid: string, gpu?: StartupParams): Promise<void>;
 }
 
 const POWER_CALLS: Record<PowerChange, PowerCall> = {
@@ -52,7 +54,7 @@ const POWER_CALLS: Record<PowerChange, PowerCall> = {
     goal: "running",
     from: STOPPED,
     took: (status) => POWERED_ON.includes(status),
-    send: (ctx, uuid) => ctx.api.instances.startup(uuid),
+    send: (ctx, uuid, gpu) => ctx.api.instances.startup(uuid, gpu),
   },
   stop: {
     call: "shutdown",
@@ -122,21 +124,22 @@ export function isUnfinishedPowerChange(err: unknown): err is UnfinishedPowerCha
  * Sends the power change. Returns once the cloud took it, answered or read back: the caller then waits
  * for the wanted status as after an answered call. Throws PowerChangeUnsettledError when the outcome of
  * a lost answer could not be settled, PowerChangeNotTakenError when both calls it sent did nothing, and
- * any other failure of the call as it came.
+ * any other failure of the call as it came. `gpu`: a start on another GPU model (gpu-fallback.ts).
  */
 export async function changePower(
   ctx: ProviderContext,
   instanceUuid: string,
   change: PowerChange,
   deadline: PowerDeadline,
+  gpu?: StartupParams,
 ): Promise<void> {
-  const first = await sendAndSettle(ctx, instanceUuid, change, deadline);
+  const first = await sendAndSettle(ctx, instanceUuid, change, deadline, gpu);
   if (first.kind === "took") return;
   // Sent again by the rule that sends a lost create again: the time in which the cloud may still carry
   // out a call it held has passed since the answer was lost, and the instance still shows the status
   // the call starts from, so the first call did nothing and never will. Even a copy the cloud carried
   // out late could not act twice: it takes a start only from stopped and a stop only from running.
-  const second = await sendAndSettle(ctx, instanceUuid, change, deadline);
+  const second = await sendAndSettle(ctx, instanceUuid, change, deadline, gpu);
   if (second.kind === "took") return;
   throw new PowerChangeNotTakenError(
     change,
@@ -155,9 +158,10 @@ async function sendAndSettle(
   instanceUuid: string,
   change: PowerChange,
   deadline: PowerDeadline,
+  gpu: StartupParams | undefined,
 ): Promise<Settled> {
   try {
-    await POWER_CALLS[change].send(ctx, instanceUuid);
+    await POWER_CALLS[change].send(ctx, instanceUuid, gpu);
     return { kind: "took" };
   } catch (err) {
     if (!(err instanceof OutcomeUnknownError)) throw err;

@@ -51,6 +51,11 @@ export class PendingRecords {
     return record;
   }
 
+  /** Whether Diff registered a record of this resource (the same spec, the same mark) that no Create holds. */
+  has(spec: CreateSpec, mark: string | undefined): boolean {
+    return [...this.registered.values()].some((r) => isOwn(r, spec, mark));
+  }
+
   /** The Create that took `record` settled it (adopted its instance, or found none): its Delete does nothing. */
   settled(record: PendingRecord): void {
     this.held.delete(record.id);
