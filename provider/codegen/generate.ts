@@ -1,6 +1,6 @@
 /**
  * `npm run build` runs this after compiling: it writes the package schema (schema.json), the public
- * resource classes (provider/generated/) and the reference pages (docs/resources/, docs/data-sources/)
+ * resource classes and data source functions (provider/generated/) and the reference pages (docs/resources/, docs/data-sources/)
  * from the definitions, and compiles again when the TypeScript it wrote changed.
  * test/provider/schema.test.ts keeps the checked-in files equal to what it writes.
  */
@@ -8,15 +8,14 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { COMPONENTS } from "../components";
-import { dataSources } from "../datasources/functions";
+import { DATA_SOURCES } from "../datasources/functions";
 import { packageRoot, packageVersion } from "../package-root";
 import { RESOURCES } from "../resources";
 import { kindExport, kindModule as kindModuleName } from "../shim";
-import { dataSourceShapes } from "./data-source-shapes";
-import { componentSchemas, resourceSchemas } from "./json-schema";
+import { componentSchemas, dataSourceSchemas, resourceSchemas } from "./json-schema";
 import { packageSchema, type PackageSchema, type SchemaSources } from "./package-schema";
 import { DATA_SOURCE_PAGES, referencePages, RESOURCE_PAGES } from "./reference/pages";
-import { kindModule, resourcesModule } from "./typescript-source";
+import { dataSourcesModule, kindModule, resourcesModule } from "./typescript-source";
 
 /** The kind modules, one per resource. */
 const GENERATED_DYNAMIC = "provider/generated/dynamic";
@@ -32,10 +31,7 @@ function schemaSources(root: string): SchemaSources {
     version: packageVersion(root),
     resources: RESOURCES.map((definition) => ({ definition, schemas: resourceSchemas(definition) })),
     components: COMPONENTS.map((definition) => ({ definition, schemas: componentSchemas(definition) })),
-    dataSources: dataSourceShapes(
-      path.join(root, "provider", "datasources", "index.ts"),
-      Object.keys(dataSources),
-    ),
+    dataSources: DATA_SOURCES.map((definition) => ({ definition, schemas: dataSourceSchemas(definition) })),
   };
 }
 
@@ -50,6 +46,7 @@ export function generatedFiles(root: string = packageRoot()): Map<string, string
   return new Map<string, string>([
     ["schema.json", `${JSON.stringify(schema, null, 2)}\n`],
     ["provider/generated/resources.ts", resourcesModule(sources.resources, sources.components)],
+    ["provider/generated/data-sources.ts", dataSourcesModule(sources.dataSources)],
     ...RESOURCES.map((d): [string, string] => [
       `${GENERATED_DYNAMIC}/${kindModuleName(d.name)}.ts`,
       kindModule(d.name, kindExport(d.name)),

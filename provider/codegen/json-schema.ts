@@ -1,11 +1,11 @@
 /**
  * JSON Schema (draft 2020-12) is the common ground of the generators: zod writes it for the resource
- * definitions (z.toJSONSchema, so nothing here reads zod's internals), the TypeScript checker for the
- * data sources (./data-source-shapes.ts), and the package schema and the public declarations are
- * written from it.
+ * and data source definitions (z.toJSONSchema, so nothing here reads zod's internals), and the package
+ * schema, the public declarations and the reference pages are written from it.
  */
 import { z } from "zod";
 import type { AnyComponentDefinition } from "../framework/define-component";
+import type { AnyDataSourceDefinition } from "../framework/define-data-source";
 import { diffRules, type AnyResourceDefinition } from "../framework/define-resource";
 
 export interface JsonSchema {
@@ -72,6 +72,37 @@ export function componentSchemas(definition: AnyComponentDefinition): ComponentS
     inputs: fromZod(definition.inputs, "input"),
     outputs: fromZod(z.object(definition.outputs), "output"),
   };
+}
+
+/** The schemas of one data source: its arguments as a program writes them (absent when it takes none), and its result. */
+export interface DataSourceSchemas {
+  args?: JsonSchema;
+  result: JsonSchema;
+  /** The type the result is, when its definition names one (`GpuModel`); it is in the result's $defs. */
+  resultType?: string;
+}
+
+export function dataSourceSchemas(definition: AnyDataSourceDefinition): DataSourceSchemas {
+  return {
+    ...(definition.args ? { args: inlineRoot(fromZod(definition.args, "input")) } : {}),
+    ...resultSchemas(fromZod(definition.result, "output")),
+  };
+}
+
+/**
+ * A function's arguments and result are not types of the package schema: a root that names a type
+ * (`GpuModel`) is written out in place, without the type's description (the function has its own).
+ */
+function inlineRoot(schema: JsonSchema): JsonSchema {
+  if (!schema.$ref) return schema;
+  const { $defs = {} } = schema;
+  const { description: _description, ...named } = $defs[refName(schema.$ref)];
+  return { ...named, $defs };
+}
+
+function resultSchemas(schema: JsonSchema): Pick<DataSourceSchemas, "result" | "resultType"> {
+  const result = inlineRoot(schema);
+  return schema.$ref ? { result, resultType: refName(schema.$ref) } : { result };
 }
 
 /** The schema without null: `[T, "null"]` and `anyOf [T, null]` become T. */

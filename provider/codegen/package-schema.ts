@@ -1,19 +1,19 @@
 /**
- * The Pulumi package schema (docs/design/contracts.md#the-native-plugin) from the resource definitions,
- * the data sources' shapes and the
- * settings table: what the native plugin's GetSchema serves and what SDKs for other languages are
+ * The Pulumi package schema (docs/design/contracts.md#the-native-plugin) from the resource, component
+ * and data source definitions and the settings table: what the native plugin's GetSchema serves and what SDKs for other languages are
  * generated from.
  */
 import type { AnyComponentDefinition } from "../framework/define-component";
+import type { AnyDataSourceDefinition } from "../framework/define-data-source";
 import { describedWithId, type AnyResourceDefinition } from "../framework/define-resource";
 import { PACKAGE, token } from "../tokens";
 import { SETTINGS } from "../settings";
-import type { DataSourceShapes } from "./data-source-shapes";
 import {
   pascal,
   refName,
   withoutNull,
   type ComponentSchemas,
+  type DataSourceSchemas,
   type JsonSchema,
   type ResourceSchemas,
 } from "./json-schema";
@@ -72,7 +72,7 @@ export interface SchemaSources {
   version: string;
   resources: { definition: AnyResourceDefinition; schemas: ResourceSchemas }[];
   components: { definition: AnyComponentDefinition; schemas: ComponentSchemas }[];
-  dataSources: DataSourceShapes;
+  dataSources: { definition: AnyDataSourceDefinition; schemas: DataSourceSchemas }[];
 }
 
 export function packageSchema(sources: SchemaSources): PackageSchema {
@@ -89,17 +89,10 @@ export function packageSchema(sources: SchemaSources): PackageSchema {
     ]),
   ]);
   const functions = Object.fromEntries(
-    sources.dataSources.functions.map((shape) => {
-      const args =
-        shape.args && types.object(shape.args, sources.dataSources.defs, `${pascal(shape.name)}Args`);
-      const result = types.object(shape.result, sources.dataSources.defs, `${pascal(shape.name)}Result`);
-      const spec: FunctionSpec = {
-        description: shape.description,
-        ...(args ? { inputs: withoutType(args) } : {}),
-        outputs: withoutType(result),
-      };
-      return [token(shape.name), spec];
-    }),
+    sources.dataSources.map(({ definition, schemas }) => [
+      token(definition.name),
+      functionSpec(types, definition, schemas),
+    ]),
   );
   return {
     name: PACKAGE,
@@ -168,6 +161,21 @@ function componentSpec(
   };
 }
 
+function functionSpec(
+  types: TypeTable,
+  definition: AnyDataSourceDefinition,
+  schemas: DataSourceSchemas,
+): FunctionSpec {
+  const owner = pascal(definition.name);
+  const args = schemas.args && types.object(schemas.args, schemas.args.$defs, `${owner}Args`);
+  const result = types.object(schemas.result, schemas.result.$defs, `${owner}Result`);
+  return {
+    description: definition.description,
+    ...(args ? { inputs: withoutType(args) } : {}),
+    outputs: withoutType(result),
+  };
+}
+
 function withoutType({ type: _type, ...rest }: ObjectTypeSpec): Omit<ObjectTypeSpec, "type"> {
   return rest;
 }
@@ -220,6 +228,8 @@ class TypeTable {
       return { $ref: this.define(defName, defs[defName], defs) };
     }
     if (schema.anyOf) return { oneOf: schema.anyOf.map((option, i) => inner(option, `${name}${i}`)) };
+    // zod writes a union of primitives as a list of types.
+    if (Array.isArray(schema.type)) return { oneOf: schema.type.map((type) => inner({ type }, name)) };
     switch (schema.type) {
       case "array":
         return { type: "array", items: inner(schema.items ?? {}, name) };

@@ -5,11 +5,14 @@
  * hold nothing of zod. One module per resource kind exports its dynamic provider (provider/shim.ts).
  */
 import type { AnyComponentDefinition } from "../framework/define-component";
+import { argsOptional, type AnyDataSourceDefinition } from "../framework/define-data-source";
 import { describedWithId, type AnyResourceDefinition } from "../framework/define-resource";
 import {
+  pascal,
   refName,
   withoutNull,
   type ComponentSchemas,
+  type DataSourceSchemas,
   type JsonSchema,
   type ResourceSchemas,
 } from "./json-schema";
@@ -34,6 +37,67 @@ export function resourcesModule(
   return indented(
     [`${GENERATED_NOTICE}\n${imports.join("\n")}`, ...named.interfaces(), ...classes].join("\n\n"),
   );
+}
+
+const DATA_SOURCES_NOTICE =
+  "// Generated from the data source definitions (provider/datasources) by `npm run build`; edit those, not this.";
+
+/** The public data source functions, each in its Promise and its Output form, and the types they take and give. */
+export function dataSourcesModule(
+  dataSources: { definition: AnyDataSourceDefinition; schemas: DataSourceSchemas }[],
+): string {
+  const named = new NamedTypes();
+  const own: string[] = [];
+  const functions = dataSources.map(({ definition, schemas }) => {
+    const { name } = definition;
+    const args = schemas.args && `${pascal(name)}Args`;
+    if (schemas.args && args)
+      own.push(named.declared(args, schemas.args, `The arguments of {@link ${name}}.`));
+    const result = schemas.resultType
+      ? named.type({ $ref: `#/$defs/${schemas.resultType}` }, schemas.result.$defs)
+      : `${pascal(name)}Result`;
+    if (!schemas.resultType)
+      own.push(named.declared(result, schemas.result, `What {@link ${name}} returns.`));
+    return functionSource(definition, args, result);
+  });
+  const imports = [
+    'import type * as pulumi from "@pulumi/pulumi";',
+    'import { callDataSource, dataSourceOutput } from "../datasources/call";',
+    'import type { DataSourceOptions, InputArgs } from "../datasources/options";',
+  ];
+  const types = indented(
+    [`${DATA_SOURCES_NOTICE}\n${imports.join("\n")}`, ...named.interfaces(), ...own].join("\n\n"),
+  );
+  return `${types}\n${functions.join("\n\n")}\n`;
+}
+
+/** A data source's Promise form, documented with its description and example, and its Output form. */
+function functionSource(
+  definition: AnyDataSourceDefinition,
+  args: string | undefined,
+  result: string,
+): string {
+  const { name } = definition;
+  const fallback = args && argsOptional(definition) ? " = {}" : "";
+  const docLines = [...definition.description.split("\n"), "", "@example", ...definition.example.split("\n")];
+  const argsParameter = args ? `args: ${args}${fallback}, ` : "";
+  const passed = args ? "args" : "{}";
+  return [
+    "/**",
+    ...docLines.map((line) => (line === "" ? " *" : ` * ${line.replace(/\*\//g, "*\\/")}`)),
+    " */",
+    `export function ${name}(${argsParameter}opts?: DataSourceOptions): Promise<${result}> {`,
+    `  return callDataSource("${name}", ${passed}, opts) as Promise<${result}>;`,
+    "}",
+    "",
+    `/** \`${name}\` ${args ? "over Inputs" : "as an Output"}. */`,
+    `export function ${name}Output(`,
+    ...(args ? [`  args: InputArgs<${args}>${fallback},`] : []),
+    "  opts?: DataSourceOptions,",
+    `): pulumi.Output<${result}> {`,
+    `  return dataSourceOutput("${name}", ${passed}, opts) as pulumi.Output<${result}>;`,
+    "}",
+  ].join("\n");
 }
 
 /** `export = providers.<Kind>`: the module Pulumi stores as one require (provider/shim.ts). */
@@ -165,6 +229,7 @@ class NamedTypes {
   private present(schema: JsonSchema, defs: Record<string, JsonSchema>): string {
     if (schema.$ref) return this.named(refName(schema.$ref), defs);
     if (schema.anyOf) return schema.anyOf.map((option) => this.type(option, defs)).join(" | ");
+    if (Array.isArray(schema.type)) return schema.type.map((type) => this.type({ type }, defs)).join(" | ");
     if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
     if (schema.const !== undefined) return JSON.stringify(schema.const);
     switch (schema.type) {
@@ -187,10 +252,22 @@ class NamedTypes {
     }
   }
 
-  private members(schema: JsonSchema, defs: Record<string, JsonSchema>): string[] {
+  /** An interface named `name` of the object schema's fields, which may name types of its $defs. */
+  declared(name: string, schema: JsonSchema, description: string): string {
+    const members = this.members(schema, schema.$defs ?? {}, true);
+    return `${doc(description)}export interface ${name} {\n${members.join("\n")}\n}`;
+  }
+
+  /** `defaults`: a field's doc comment says its default (an argument's; a stored value's default is no news to a reader). */
+  private members(schema: JsonSchema, defs: Record<string, JsonSchema>, defaults = false): string[] {
     return Object.entries(schema.properties ?? {}).map(([field, property]) => {
       const optional = schema.required?.includes(field) ? "" : "?";
-      return `${doc(property.description)}${field}${optional}: ${this.type(property, defs)};`;
+      const fallback =
+        defaults && property.default !== undefined
+          ? ` @defaultValue ${JSON.stringify(property.default)}`
+          : "";
+      const described = property.description && `${property.description}${fallback}`;
+      return `${doc(described)}${field}${optional}: ${this.type(property, defs)};`;
     });
   }
 

@@ -1,91 +1,69 @@
-import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import type { Gpu as RawGpu } from "../../sdk";
-import { connect, lift, withClient } from "./client";
-import type { DataSourceOptions, InputArgs } from "./options";
+import { defineDataSource } from "../framework/define-data-source";
+import type { GetGpuArgs, GpuModel } from "../generated/data-sources";
+import { connect, withClient } from "./client";
+import type { DataSourceOptions } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { AmbiguousMatchError, listForMessage, NoMatchError } from "./errors";
-import { Currency, Price, toPrice } from "./pricing";
+import { toPrice } from "./pricing";
+import { currency, price } from "./schemas";
 
-/** A GPU model of the catalogue. */
-export interface GpuModel {
-  /** Id to pass as an Instance's `gpuUuid`. */
-  gpuUuid: string;
-  /** Model name, e.g. `4090D`. */
-  gpuName: string;
-  /** 1 valid (rentable), 0 invalid. */
-  status: number;
-  /** True when `status` is 1. */
-  valid: boolean;
-  /** Price per GPU per hour, in `currency`. */
-  hourlyPrice: number;
-  /** The currency of the prices: always `CNY`. */
-  currency: Currency;
-  /** Every listed price per GPU. */
-  price: Price;
-}
+const gpuModel = z
+  .object({
+    gpuUuid: z.string().describe("Id to pass as an Instance's `gpuUuid`."),
+    gpuName: z.string().describe("Model name, e.g. `4090D`."),
+    status: z.number().describe("1 valid (rentable), 0 invalid."),
+    valid: z.boolean().describe("True when `status` is 1."),
+    hourlyPrice: z.number().describe("Price per GPU per hour, in `currency`."),
+    currency,
+    price: price.describe("Every listed price per GPU."),
+  })
+  .meta({ id: "GpuModel", description: "A GPU model of the catalogue." });
 
-export interface GetGpusArgs {
-  /**
-   * Also return invalid models (status 0).
-   * @defaultValue false
-   */
-  includeInvalid?: boolean;
-}
-
-export interface GetGpusResult {
-  /** The models in catalogue order. */
-  gpus: GpuModel[];
-}
-
-export interface GetGpuArgs {
-  /** Model name, e.g. `"4090D"`; matched without regard to case (see `getGpu`). */
-  name: string;
-  /**
-   * Also consider invalid models (status 0).
-   * @defaultValue false
-   */
-  includeInvalid?: boolean;
-}
+const includeInvalid = (what: string) => z.boolean().default(false).describe(what);
 
 const VALID = 1;
 
-/**
- * Lists the GPU models of the catalogue, valid ones only unless `includeInvalid` is set.
- *
- * @example
- * const { gpus } = await gpucloud.getGpus();
- * for (const gpu of gpus) console.log(gpu.gpuName, gpu.hourlyPrice, gpu.currency);
- */
-export async function getGpus(args: GetGpusArgs = {}, opts?: DataSourceOptions): Promise<GetGpusResult> {
-  const models = (await gpuCatalogue(opts)).map(toGpuModel);
-  return { gpus: args.includeInvalid === true ? models : models.filter((m) => m.valid) };
-}
+export const getGpusSource = defineDataSource({
+  name: "getGpus",
+  description: "Lists the GPU models of the catalogue, valid ones only unless `includeInvalid` is set.",
+  example: [
+    "const { gpus } = await gpucloud.getGpus();",
+    "for (const gpu of gpus) console.log(gpu.gpuName, gpu.hourlyPrice, gpu.currency);",
+  ].join("\n"),
+  args: z.object({ includeInvalid: includeInvalid("Also return invalid models (status 0).") }),
+  result: z.object({ gpus: z.array(gpuModel).describe("The models in catalogue order.") }),
+  async read(args, opts) {
+    const models = (await gpuCatalogue(opts)).map(toGpuModel);
+    return { gpus: args.includeInvalid ? models : models.filter((m) => m.valid) };
+  },
+});
 
-/** `getGpus` over Inputs. */
-export function getGpusOutput(
-  args: InputArgs<GetGpusArgs> = {},
-  opts?: DataSourceOptions,
-): pulumi.Output<GetGpusResult> {
-  return lift(getGpus, args, opts);
-}
-
-/**
- * Finds one GPU model by name. An exact match, ignoring case, wins. Failing that, the name may
- * match whole words of a longer model name (`"4090D"` finds `"RTX 4090D"`), but never part of a
- * word: `"4090"` does not find `"4090D"`, a different card at a different price. Throws
- * `NoMatchError` or `AmbiguousMatchError`, listing the models that exist.
- *
- * @example
- * const gpu = await gpucloud.getGpu({ name: "4090D" });
- * const pod = await gpucloud.getPod({ title: "ComfyUI" });
- * new gpucloud.Instance("worker", { podUuid: pod.podUuid, gpuUuid: gpu.gpuUuid, gpuNums: 1 });
- */
-export async function getGpu(args: GetGpuArgs, opts?: DataSourceOptions): Promise<GpuModel> {
-  if (args.name.trim() === "") {
-    throw new RangeError('getGpu: name is empty; pass a GPU model name such as "4090D".');
-  }
-  return pickGpu((await gpuCatalogue(opts)).map(toGpuModel), args);
-}
+export const getGpuSource = defineDataSource({
+  name: "getGpu",
+  description:
+    "Finds one GPU model by name. An exact match, ignoring case, wins. Failing that, the name may\n" +
+    'match whole words of a longer model name (`"4090D"` finds `"RTX 4090D"`), but never part of a\n' +
+    'word: `"4090"` does not find `"4090D"`, a different card at a different price. Throws\n' +
+    "`NoMatchError` or `AmbiguousMatchError`, listing the models that exist.",
+  example: [
+    'const gpu = await gpucloud.getGpu({ name: "4090D" });',
+    'const pod = await gpucloud.getPod({ title: "ComfyUI" });',
+    'new gpucloud.Instance("worker", { podUuid: pod.podUuid, gpuUuid: gpu.gpuUuid, gpuNums: 1 });',
+  ].join("\n"),
+  args: z.object({
+    name: z.string().describe('Model name, e.g. `"4090D"`; matched without regard to case (see `getGpu`).'),
+    includeInvalid: includeInvalid("Also consider invalid models (status 0)."),
+  }),
+  result: gpuModel,
+  async read(args, opts) {
+    if (args.name.trim() === "") {
+      throw new RangeError('getGpu: name is empty; pass a GPU model name such as "4090D".');
+    }
+    return pickGpu((await gpuCatalogue(opts)).map(toGpuModel), args);
+  },
+});
 
 /** The choice `getGpu` makes among catalogue models, apart from fetching them. */
 export function pickGpu(all: GpuModel[], args: GetGpuArgs): GpuModel {
@@ -119,11 +97,6 @@ export function pickGpu(all: GpuModel[], args: GetGpuArgs): GpuModel {
     `getGpu: no GPU model named "${wanted}" among the ${scope}: ${listForMessage(names)}.${hint}`,
     names,
   );
-}
-
-/** `getGpu` over Inputs. */
-export function getGpuOutput(args: InputArgs<GetGpuArgs>, opts?: DataSourceOptions): pulumi.Output<GpuModel> {
-  return lift(getGpu, args, opts);
 }
 
 function gpuCatalogue(opts: DataSourceOptions | undefined): Promise<RawGpu[]> {

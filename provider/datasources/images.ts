@@ -1,137 +1,112 @@
-import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import {
   collect,
   type MarketImage as RawMarketImage,
   type PersonalImage as RawPersonalImage,
 } from "../../sdk";
-import { connect, lift, liftCall, paging, withClient } from "./client";
-import type { DataSourceOptions, InputArgs } from "./options";
+import { defineDataSource } from "../framework/define-data-source";
+import type { MarketImage, PersonalImageSummary } from "../generated/data-sources";
+import { connect, paging, withClient } from "./client";
 import { cachedCatalogue } from "./catalogue-cache";
 import { withDefined } from "./shape";
 
-/** Versions of the software a market image ships; a component the image lacks is an empty string. */
-export interface ImageComponents {
-  /** CUDA version, e.g. `12.4`. */
-  cuda: string;
-  /** PaddlePaddle version. */
-  paddlePaddle: string;
-  /** PyTorch version. */
-  pyTorch: string;
-  /** Python version, e.g. `3.11`. */
-  python: string;
-  /** TensorFlow version. */
-  tensorFlow: string;
-  /** Ubuntu version. */
-  ubuntu: string;
-}
+const imageComponents = z
+  .object({
+    cuda: z.string().describe("CUDA version, e.g. `12.4`."),
+    paddlePaddle: z.string().describe("PaddlePaddle version."),
+    pyTorch: z.string().describe("PyTorch version."),
+    python: z.string().describe("Python version, e.g. `3.11`."),
+    tensorFlow: z.string().describe("TensorFlow version."),
+    ubuntu: z.string().describe("Ubuntu version."),
+  })
+  .meta({
+    id: "ImageComponents",
+    description:
+      "Versions of the software a market image ships; a component the image lacks is an empty string.",
+  });
 
-/** A public market image. */
-export interface MarketImage {
-  /** Id to pass as an Instance's `imageUuid`. */
-  imageUuid: string;
-  /** The software it ships, by version. */
-  components: ImageComponents;
-  /** Image size in bytes, when listed. */
-  sizeBytes?: number;
-  /** Unix seconds, when listed. */
-  createdAt?: number;
-  /** Unix seconds, when listed. */
-  updatedAt?: number;
-}
+const marketImage = z
+  .object({
+    imageUuid: z.string().describe("Id to pass as an Instance's `imageUuid`."),
+    components: imageComponents.describe("The software it ships, by version."),
+    sizeBytes: z.number().optional().describe("Image size in bytes, when listed."),
+    createdAt: z.number().optional().describe("Unix seconds, when listed."),
+    updatedAt: z.number().optional().describe("Unix seconds, when listed."),
+  })
+  .meta({ id: "MarketImage", description: "A public market image." });
 
-export interface GetMarketImagesArgs {
-  /** Only images with this CUDA version (the `cuda_version` query, matched by the cloud). */
-  cudaVersion?: string;
-  /** Only images with this Python version (the `python_version` query, matched by the cloud). */
-  pythonVersion?: string;
-}
+const personalImageSummary = z
+  .object({
+    imageUuid: z
+      .string()
+      .describe("Id to pass as an Instance's `imageUuid` or a PersonalImage's adopted id."),
+    title: z.string().describe("The image's title."),
+    remark: z.string().describe("The image's remark."),
+    layerCount: z.number().optional().describe("How many layers the image has, when listed."),
+    sizeGb: z.number().optional().describe("Size in GB, when listed."),
+    podUuid: z.string().describe('The pod the image was saved from ("" when not listed).'),
+    podTag: z.string().describe('The version of that pod ("" when not listed).'),
+    saveImageStatus: z.number().optional().describe("1 uploading, 2 saved, 3 failed."),
+    saveImageStatusName: z
+      .enum(["uploading", "saved", "failed", "unknown"])
+      .describe("`saveImageStatus` by name: `uploading`, `saved`, `failed`, or `unknown` when not listed."),
+    createTime: z.number().optional().describe("Unix seconds, when listed."),
+  })
+  .meta({ id: "PersonalImageSummary", description: "One of the caller's own saved images." });
 
-export interface GetMarketImagesResult {
-  /** The matching images, in the order the cloud lists them. */
-  images: MarketImage[];
-}
+export const getMarketImagesSource = defineDataSource({
+  name: "getMarketImages",
+  description:
+    "Lists public market images, every page, optionally filtered by CUDA and Python version. The\n" +
+    "market image list is public: an API key is sent when one is configured but none is needed.",
+  example:
+    'const { images } = await gpucloud.getMarketImages({ cudaVersion: "12.4", pythonVersion: "3.11" });',
+  args: z.object({
+    cudaVersion: z
+      .string()
+      .optional()
+      .describe("Only images with this CUDA version (the `cuda_version` query, matched by the cloud)."),
+    pythonVersion: z
+      .string()
+      .optional()
+      .describe("Only images with this Python version (the `python_version` query, matched by the cloud)."),
+  }),
+  result: z.object({
+    images: z.array(marketImage).describe("The matching images, in the order the cloud lists them."),
+  }),
+  async read(args, opts) {
+    const connection = connect(opts, false);
+    const pages = paging(opts);
+    const filters = {
+      cuda_version: blankToUndefined(args.cudaVersion),
+      python_version: blankToUndefined(args.pythonVersion),
+    };
+    const raw = await cachedCatalogue(
+      { baseUrl: connection.baseUrl, endpoint: "/image/market/list", filters },
+      () =>
+        withClient(connection, (client) =>
+          collect(client.catalogue.marketImagesAll(definedOnly(filters), pages)),
+        ),
+    );
+    return { images: raw.map(toMarketImage) };
+  },
+});
 
-/** One of the caller's own saved images. */
-export interface PersonalImageSummary {
-  /** Id to pass as an Instance's `imageUuid` or a PersonalImage's adopted id. */
-  imageUuid: string;
-  /** The image's title. */
-  title: string;
-  /** The image's remark. */
-  remark: string;
-  /** How many layers the image has, when listed. */
-  layerCount?: number;
-  /** Size in GB, when listed. */
-  sizeGb?: number;
-  /** The pod the image was saved from ("" when not listed). */
-  podUuid: string;
-  /** The version of that pod ("" when not listed). */
-  podTag: string;
-  /** 1 uploading, 2 saved, 3 failed. */
-  saveImageStatus?: number;
-  /** `saveImageStatus` by name: `uploading`, `saved`, `failed`, or `unknown` when not listed. */
-  saveImageStatusName: "uploading" | "saved" | "failed" | "unknown";
-  /** Unix seconds, when listed. */
-  createTime?: number;
-}
-
-export interface GetPersonalImagesResult {
-  /** Every personal image of the caller. */
-  images: PersonalImageSummary[];
-}
-
-/**
- * Lists public market images, every page, optionally filtered by CUDA and Python version. The
- * market image list is public: an API key is sent when one is configured but none is needed.
- *
- * @example
- * const { images } = await gpucloud.getMarketImages({ cudaVersion: "12.4", pythonVersion: "3.11" });
- */
-export async function getMarketImages(
-  args: GetMarketImagesArgs = {},
-  opts?: DataSourceOptions,
-): Promise<GetMarketImagesResult> {
-  const connection = connect(opts, false);
-  const pages = paging(opts);
-  const filters = {
-    cuda_version: blankToUndefined(args.cudaVersion),
-    python_version: blankToUndefined(args.pythonVersion),
-  };
-  const raw = await cachedCatalogue(
-    { baseUrl: connection.baseUrl, endpoint: "/image/market/list", filters },
-    () =>
-      withClient(connection, (client) =>
-        collect(client.catalogue.marketImagesAll(definedOnly(filters), pages)),
-      ),
-  );
-  return { images: raw.map(toMarketImage) };
-}
-
-/** `getMarketImages` over Inputs. */
-export function getMarketImagesOutput(
-  args: InputArgs<GetMarketImagesArgs> = {},
-  opts?: DataSourceOptions,
-): pulumi.Output<GetMarketImagesResult> {
-  return lift(getMarketImages, args, opts);
-}
-
-/**
- * Lists the caller's personal images. Never cached: a program may save images while it runs, and
- * each call reads the cloud afresh.
- *
- * @example
- * const { images } = await gpucloud.getPersonalImages();
- * const saved = images.filter((i) => i.saveImageStatus === 2);
- */
-export async function getPersonalImages(opts?: DataSourceOptions): Promise<GetPersonalImagesResult> {
-  const raw = await withClient(connect(opts), async (client) => (await client.images.list()).image_list);
-  return { images: raw.map(toPersonalImage) };
-}
-
-/** `getPersonalImages` as an Output. */
-export function getPersonalImagesOutput(opts?: DataSourceOptions): pulumi.Output<GetPersonalImagesResult> {
-  return liftCall(() => getPersonalImages(opts));
-}
+export const getPersonalImagesSource = defineDataSource({
+  name: "getPersonalImages",
+  description:
+    "Lists the caller's personal images. Never cached: a program may save images while it runs, and\n" +
+    "each call reads the cloud afresh.",
+  example: [
+    "const { images } = await gpucloud.getPersonalImages();",
+    "const saved = images.filter((i) => i.saveImageStatus === 2);",
+  ].join("\n"),
+  result: z.object({ images: z.array(personalImageSummary).describe("Every personal image of the caller.") }),
+  async read(_args, opts) {
+    const raw = await withClient(connect(opts), async (client) => (await client.images.list()).image_list);
+    return { images: raw.map(toPersonalImage) };
+  },
+});
 
 function toMarketImage(raw: RawMarketImage): MarketImage {
   const c = raw.components ?? {};

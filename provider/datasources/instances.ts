@@ -1,112 +1,105 @@
-import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import { collect, instanceStatusName, type Instance as RawInstance, type ServerMapEntry } from "../../sdk";
-import { connect, liftCall, paging, withClient } from "./client";
-import type { DataSourceOptions } from "./options";
+import { defineDataSource } from "../framework/define-data-source";
+import type { InstanceService, InstanceSummary } from "../generated/data-sources";
+import { connect, paging, withClient } from "./client";
 import { withDefined } from "./shape";
 
-/**
- * An exposed service of an instance (an entry of its server_map). The SSH password is left out on
- * purpose: a data source result is not a secret, so it would land in plain text wherever the program
- * exports it. Read it from the Instance resource's `sshPasswords` output, which is a secret.
- */
-export interface InstanceService {
-  /** The service's title. */
-  title: string;
-  /** The service's address. */
-  url: string;
-  /** `http` or `ssh`. */
-  portType: string;
-  /** `tcp` or `udp`. */
-  protocol: string;
-  /** How to reach an `ssh` service; absent for others. */
-  ssh?: {
-    /** SSH host. */
-    host: string;
-    /** SSH port. */
-    port: number;
-    /** SSH user; the password is in the Instance resource's secret sshPasswords. */
-    username: string;
-  };
-}
+const instanceService = z
+  .object({
+    title: z.string().describe("The service's title."),
+    url: z.string().describe("The service's address."),
+    portType: z.string().describe("`http` or `ssh`."),
+    protocol: z.string().describe("`tcp` or `udp`."),
+    ssh: z
+      .object({
+        host: z.string().describe("SSH host."),
+        port: z.number().describe("SSH port."),
+        username: z
+          .string()
+          .describe("SSH user; the password is in the Instance resource's secret sshPasswords."),
+      })
+      .optional()
+      .describe("How to reach an `ssh` service; absent for others."),
+  })
+  .meta({
+    id: "InstanceService",
+    description:
+      "An exposed service of an instance (an entry of its server_map). The SSH password is left out on\n" +
+      "purpose: a data source result is not a secret, so it would land in plain text wherever the program\n" +
+      "exports it. Read it from the Instance resource's `sshPasswords` output, which is a secret.",
+  });
 
-/** One of the caller's instances as /instance/list reports it. */
-export interface InstanceSummary {
-  /** The instance's uuid. */
-  instanceUuid: string;
-  /** Numeric status (2 running, 4 stopped, ...; see statusName). */
-  status: number;
-  /** The status by name: `running`, `stopped`, ... */
-  statusName: string;
-  /** "" when the instance has no title. */
-  title: string;
-  /** Unix seconds, when reported. */
-  createTime?: number;
-  /** Unix seconds, when reported. */
-  startTime?: number;
-  /** Addresses of its web services. */
-  serverUrls: string[];
-  /** Its exposed services. */
-  services: InstanceService[];
-  /** GPU model uuid, when reported. */
-  gpuUuid?: string;
-  /** GPU model name, when reported. */
-  gpuName?: string;
-  /** Number of GPUs, when reported. */
-  gpuNums?: number;
-  /** The uuid of the image (or pod) it was created from, when reported. */
-  imageUuid?: string;
-  /** Image name, when reported. */
-  imageName?: string;
-  /** Image version tag, when reported. */
-  imageTag?: string;
-  /** Billing type; the API does not publish the meaning of its values. */
-  chargingType?: number;
-  /** Scheduled shutdown, when the cloud reports one. */
-  shutdownRegular?: {
-    /** Whether it is set. */
-    enable: boolean;
-    /** When, Unix seconds. */
-    shutdownTime: number;
-  };
-  /** The idle-close rule, when the cloud reports one (the emulator does; the API does not document it). */
-  idleClose?: {
-    /** How long every GPU must stay idle, in minutes. */
-    idlePeriodMinutes: number;
-    /** Whether the instance is destroyed, not only shut down. */
-    destroy: boolean;
-    /** GPU utilisation threshold in percent (0: the platform's). */
-    gpuThreshold: number;
-    /** Video-memory utilisation threshold in percent (0: the platform's). */
-    memoryThreshold: number;
-  };
-  /** 1 uploading, 2 saved, 3 failed, when an image was saved from the instance. */
-  saveImageStatus?: number;
-}
+const instanceSummary = z
+  .object({
+    instanceUuid: z.string().describe("The instance's uuid."),
+    status: z.number().describe("Numeric status (2 running, 4 stopped, ...; see statusName)."),
+    statusName: z.string().describe("The status by name: `running`, `stopped`, ..."),
+    title: z.string().describe('"" when the instance has no title.'),
+    createTime: z.number().optional().describe("Unix seconds, when reported."),
+    startTime: z.number().optional().describe("Unix seconds, when reported."),
+    serverUrls: z.array(z.string()).describe("Addresses of its web services."),
+    services: z.array(instanceService).describe("Its exposed services."),
+    gpuUuid: z.string().optional().describe("GPU model uuid, when reported."),
+    gpuName: z.string().optional().describe("GPU model name, when reported."),
+    gpuNums: z.number().optional().describe("Number of GPUs, when reported."),
+    imageUuid: z
+      .string()
+      .optional()
+      .describe("The uuid of the image (or pod) it was created from, when reported."),
+    imageName: z.string().optional().describe("Image name, when reported."),
+    imageTag: z.string().optional().describe("Image version tag, when reported."),
+    chargingType: z
+      .number()
+      .optional()
+      .describe("Billing type; the API does not publish the meaning of its values."),
+    shutdownRegular: z
+      .object({
+        enable: z.boolean().describe("Whether it is set."),
+        shutdownTime: z.number().describe("When, Unix seconds."),
+      })
+      .optional()
+      .describe("Scheduled shutdown, when the cloud reports one."),
+    idleClose: z
+      .object({
+        idlePeriodMinutes: z.number().describe("How long every GPU must stay idle, in minutes."),
+        destroy: z.boolean().describe("Whether the instance is destroyed, not only shut down."),
+        gpuThreshold: z.number().describe("GPU utilisation threshold in percent (0: the platform's)."),
+        memoryThreshold: z
+          .number()
+          .describe("Video-memory utilisation threshold in percent (0: the platform's)."),
+      })
+      .optional()
+      .describe(
+        "The idle-close rule, when the cloud reports one (the emulator does; the API does not document it).",
+      ),
+    saveImageStatus: z
+      .number()
+      .optional()
+      .describe("1 uploading, 2 saved, 3 failed, when an image was saved from the instance."),
+  })
+  .meta({
+    id: "InstanceSummary",
+    description: "One of the caller's instances as /instance/list reports it.",
+  });
 
-export interface GetInstancesResult {
-  /** Every instance of the caller. */
-  instances: InstanceSummary[];
-}
-
-/**
- * Lists every instance of the caller, walking every page. Never cached: the program's own
- * resources create and destroy instances while it runs, so each call reads the cloud afresh.
- *
- * @example
- * const { instances } = await gpucloud.getInstances();
- * const running = instances.filter((i) => i.statusName === "running").length;
- */
-export async function getInstances(opts?: DataSourceOptions): Promise<GetInstancesResult> {
-  const connection = connect(opts);
-  const pages = paging(opts);
-  const raw = await withClient(connection, (client) => collect(client.instances.listAll(pages)));
-  return { instances: raw.map(toInstanceSummary) };
-}
-
-/** `getInstances` as an Output. */
-export function getInstancesOutput(opts?: DataSourceOptions): pulumi.Output<GetInstancesResult> {
-  return liftCall(() => getInstances(opts));
-}
+export const getInstancesSource = defineDataSource({
+  name: "getInstances",
+  description:
+    "Lists every instance of the caller, walking every page. Never cached: the program's own\n" +
+    "resources create and destroy instances while it runs, so each call reads the cloud afresh.",
+  example: [
+    "const { instances } = await gpucloud.getInstances();",
+    'const running = instances.filter((i) => i.statusName === "running").length;',
+  ].join("\n"),
+  result: z.object({ instances: z.array(instanceSummary).describe("Every instance of the caller.") }),
+  async read(_args, opts) {
+    const connection = connect(opts);
+    const pages = paging(opts);
+    const raw = await withClient(connection, (client) => collect(client.instances.listAll(pages)));
+    return { instances: raw.map(toInstanceSummary) };
+  },
+});
 
 function toInstanceSummary(raw: RawInstance): InstanceSummary {
   return withDefined({

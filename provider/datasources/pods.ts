@@ -1,95 +1,97 @@
-import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import { collect, type Pod as RawPod } from "../../sdk";
-import { connect, lift, paging, withClient } from "./client";
-import type { DataSourceOptions, InputArgs } from "./options";
+import { defineDataSource } from "../framework/define-data-source";
+import type { GetPodArgs, Pod, SelectedPod } from "../generated/data-sources";
+import { connect, paging, withClient } from "./client";
+import type { DataSourceOptions } from "./options";
 import { cachedCatalogue } from "./catalogue-cache";
 import { AmbiguousMatchError, listForMessage, NoMatchError } from "./errors";
-import { Currency, CURRENCY, Price, toPrice } from "./pricing";
+import { CURRENCY, toPrice } from "./pricing";
+import { currency, price } from "./schemas";
 
-/** A pod, an application-market template instances are created from. */
-export interface Pod {
-  /** Id to pass as an Instance's `podUuid`. */
-  podUuid: string;
-  /** The pod's title, as `getPod` matches it. */
-  title: string;
-  /** The pod's description in the catalogue. */
-  remark: string;
-  /** Every version tag, in the order the catalogue lists them. */
-  tags: string[];
-  /** The tag an instance gets when it is created without `podTag`; absent when the pod lists no tag. */
-  latestTag?: string;
-  /** Price per hour, in `currency`, before GPUs; absent when the catalogue lists no price. */
-  hourlyPrice?: number;
-  /** The currency of the prices: always `CNY`. */
-  currency: Currency;
-  /** Every listed price; absent when the catalogue lists none. */
-  price?: Price;
-}
+const podFields = {
+  podUuid: z.string().describe("Id to pass as an Instance's `podUuid`."),
+  title: z.string().describe("The pod's title, as `getPod` matches it."),
+  remark: z.string().describe("The pod's description in the catalogue."),
+  tags: z.array(z.string()).describe("Every version tag, in the order the catalogue lists them."),
+  latestTag: z
+    .string()
+    .optional()
+    .describe(
+      "The tag an instance gets when it is created without `podTag`; absent when the pod lists no tag.",
+    ),
+  hourlyPrice: z
+    .number()
+    .optional()
+    .describe("Price per hour, in `currency`, before GPUs; absent when the catalogue lists no price."),
+  currency,
+  price: price.optional().describe("Every listed price; absent when the catalogue lists none."),
+};
 
-/** A pod picked by `getPod`, with the tag that was asked for (or the latest). */
-export interface SelectedPod extends Pod {
-  /** The requested tag when one was given, else `latestTag`. */
-  tag?: string;
-}
+const pod = z
+  .object(podFields)
+  .meta({ id: "Pod", description: "A pod, an application-market template instances are created from." });
 
-export interface GetPodsArgs {
-  /** Fuzzy name filter, applied by the cloud (the `name` query of /pod/list). */
-  name?: string;
-}
+const selectedPod = z
+  .object({
+    tag: z.string().optional().describe("The requested tag when one was given, else `latestTag`."),
+    ...podFields,
+  })
+  .meta({
+    id: "SelectedPod",
+    description: "A pod picked by `getPod`, with the tag that was asked for (or the latest).",
+  });
 
-export interface GetPodsResult {
-  /** The pods in catalogue order. */
-  pods: Pod[];
-}
+export const getPodsSource = defineDataSource({
+  name: "getPods",
+  description:
+    "Lists pods, every page of them, optionally filtered by the cloud's fuzzy `name` match. The pod\n" +
+    "list is public: an API key is sent when one is configured but none is needed.",
+  example: 'const { pods } = await gpucloud.getPods({ name: "comfy" });',
+  args: z.object({
+    name: z
+      .string()
+      .optional()
+      .describe("Fuzzy name filter, applied by the cloud (the `name` query of /pod/list)."),
+  }),
+  result: z.object({ pods: z.array(pod).describe("The pods in catalogue order.") }),
+  async read(args, opts) {
+    return { pods: (await podCatalogue(opts, args.name?.trim())).map(toPod) };
+  },
+});
 
-export interface GetPodArgs {
-  /** The pod's exact title. */
-  title: string;
-  /** A version tag the pod must offer; by default the latest tag is reported. */
-  tag?: string;
-}
-
-/**
- * Lists pods, every page of them, optionally filtered by the cloud's fuzzy `name` match. The pod
- * list is public: an API key is sent when one is configured but none is needed.
- *
- * @example
- * const { pods } = await gpucloud.getPods({ name: "comfy" });
- */
-export async function getPods(args: GetPodsArgs = {}, opts?: DataSourceOptions): Promise<GetPodsResult> {
-  return { pods: (await podCatalogue(opts, args.name?.trim())).map(toPod) };
-}
-
-/** `getPods` over Inputs. */
-export function getPodsOutput(
-  args: InputArgs<GetPodsArgs> = {},
-  opts?: DataSourceOptions,
-): pulumi.Output<GetPodsResult> {
-  return lift(getPods, args, opts);
-}
-
-/**
- * Finds one pod by its exact title and, when `tag` is given, checks that the pod offers it. Throws
- * `NoMatchError` (listing the titles or tags that exist) or `AmbiguousMatchError` (several pods share
- * the title). The lookup reads the whole pod catalogue once per run, whatever the number of lookups.
- *
- * @example
- * const pod = await gpucloud.getPod({ title: "ComfyUI", tag: "v1.2.5" });
- * const gpu = await gpucloud.getGpu({ name: "4090D" });
- * new gpucloud.Instance("worker", {
- *   podUuid: pod.podUuid,
- *   podTag: pod.tag,
- *   gpuUuid: gpu.gpuUuid,
- *   gpuNums: 1,
- * });
- */
-export async function getPod(args: GetPodArgs, opts?: DataSourceOptions): Promise<SelectedPod> {
-  if (args.title.trim() === "") {
-    throw new RangeError("getPod: title is empty; pass the pod's exact title.");
-  }
-  // The whole catalogue, not the cloud's fuzzy filter: one fetch then serves every getPod of the run.
-  return pickPod((await podCatalogue(opts, undefined)).map(toPod), args);
-}
+export const getPodSource = defineDataSource({
+  name: "getPod",
+  description:
+    "Finds one pod by its exact title and, when `tag` is given, checks that the pod offers it. Throws\n" +
+    "`NoMatchError` (listing the titles or tags that exist) or `AmbiguousMatchError` (several pods share\n" +
+    "the title). The lookup reads the whole pod catalogue once per run, whatever the number of lookups.",
+  example: [
+    'const pod = await gpucloud.getPod({ title: "ComfyUI", tag: "v1.2.5" });',
+    'const gpu = await gpucloud.getGpu({ name: "4090D" });',
+    'new gpucloud.Instance("worker", {',
+    "  podUuid: pod.podUuid,",
+    "  podTag: pod.tag,",
+    "  gpuUuid: gpu.gpuUuid,",
+    "  gpuNums: 1,",
+    "});",
+  ].join("\n"),
+  args: z.object({
+    title: z.string().describe("The pod's exact title."),
+    tag: z
+      .string()
+      .optional()
+      .describe("A version tag the pod must offer; by default the latest tag is reported."),
+  }),
+  result: selectedPod,
+  async read(args, opts) {
+    if (args.title.trim() === "") {
+      throw new RangeError("getPod: title is empty; pass the pod's exact title.");
+    }
+    // The whole catalogue, not the cloud's fuzzy filter: one fetch then serves every getPod of the run.
+    return pickPod((await podCatalogue(opts, undefined)).map(toPod), args);
+  },
+});
 
 /** The choice `getPod` makes among catalogue pods, apart from fetching them. */
 export function pickPod(pods: Pod[], args: GetPodArgs): SelectedPod {
@@ -122,14 +124,6 @@ export function pickPod(pods: Pod[], args: GetPodArgs): SelectedPod {
     );
   }
   return { ...pod, tag: args.tag };
-}
-
-/** `getPod` over Inputs. */
-export function getPodOutput(
-  args: InputArgs<GetPodArgs>,
-  opts?: DataSourceOptions,
-): pulumi.Output<SelectedPod> {
-  return lift(getPod, args, opts);
 }
 
 function podCatalogue(opts: DataSourceOptions | undefined, name: string | undefined): Promise<RawPod[]> {

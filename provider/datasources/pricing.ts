@@ -2,28 +2,13 @@ import type * as pulumi from "@pulumi/pulumi";
 import Decimal from "decimal.js";
 import { GPU_NUMS, terminalSafe } from "../../sdk";
 import { lift } from "./client";
+import type { Price } from "../generated/data-sources";
 import type { InputArgs } from "./options";
 
 // docs/design/live-service-notes.md#prices
 /** The only currency the cloud prices in. */
 export const CURRENCY = "CNY";
 export type Currency = typeof CURRENCY;
-
-/** A catalogue price (of a GPU model or a pod). `hour` is always present; the others when the cloud lists them. */
-export interface Price {
-  /** Price per hour. */
-  hour: number;
-  /** Price per day, when listed. */
-  day?: number;
-  /** Price per week, when listed. */
-  week?: number;
-  /** Price per month, when listed. */
-  month?: number;
-  /** Price per year, when listed. */
-  year?: number;
-  /** The currency of the prices: always `CNY`. */
-  currency: Currency;
-}
 
 export interface RawPrice {
   hour: number;

@@ -5,8 +5,7 @@
  * with the program's settings in a program and with the plugin's own in the plugin's Construct.
  */
 import Decimal from "decimal.js";
-import { getGpus } from "../datasources/gpus";
-import { getPods } from "../datasources/pods";
+import { getGpus, getPods } from "../generated/data-sources";
 import { CURRENCY, estimateHourlyPrice } from "../datasources/pricing";
 
 /** What a fleet's price depends on. */

@@ -8,10 +8,16 @@
 import { createHash } from "node:crypto";
 import { redact } from "../../sdk";
 import { connect } from "../datasources/client";
-import { getGpus, type GpuModel } from "../datasources/gpus";
-import { getMarketImages, getPersonalImages } from "../datasources/images";
-import { getInstances, type InstanceSummary } from "../datasources/instances";
-import { getPods, type Pod } from "../datasources/pods";
+import {
+  getGpus,
+  getInstances,
+  getMarketImages,
+  getPersonalImages,
+  getPods,
+  type GpuModel,
+  type InstanceSummary,
+  type Pod,
+} from "../generated/data-sources";
 import { messageOf } from "../framework/errors";
 import { runPart } from "./run";
 

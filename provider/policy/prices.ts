@@ -7,8 +7,7 @@
  */
 import Decimal from "decimal.js";
 import { GPU_NUMS, terminalSafe } from "../../sdk";
-import type { GpuModel } from "../datasources/gpus";
-import type { Pod } from "../datasources/pods";
+import type { GpuModel, Pod } from "../generated/data-sources";
 import { CURRENCY, estimateHourlyPrice, type HourlyPriced } from "../datasources/pricing";
 import { messageOf } from "../framework/errors";
 import { catalogue, imageSource, type Catalogue } from "./cloud";

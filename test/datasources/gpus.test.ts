@@ -6,7 +6,8 @@ import {
   getGpusOutput,
   NoMatchError,
 } from "../../provider/datasources";
-import { GpuModel, matchGpuName, pickGpu } from "../../provider/datasources/gpus";
+import type { GpuModel } from "../../provider/datasources";
+import { matchGpuName, pickGpu } from "../../provider/datasources/gpus";
 import { connectionFor, requests, useDataSourceCloud } from "../support/data-source-cloud";
 import { resolveOutput } from "./outputs";
 

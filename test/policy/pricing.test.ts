@@ -3,7 +3,7 @@
  * source pod (a market image by its GPUs alone), and an instance with fallback GPU models at the dearest
  * model it may land on until it exists. Through the budget's whole-stack check at preview.
  */
-import { getMarketImages } from "../../provider/datasources/images";
+import { getMarketImages } from "../../provider/datasources";
 import { stackHourlyBudget } from "../../provider/policy";
 import { KEY, OTHER_KEY, useGuardCloud } from "./guard-cloud";
 import { checkStack, GPU_4090D, GPU_5090, instance, NATIVE, UNKNOWN } from "./stack-view";

@@ -5,8 +5,7 @@
  */
 import type { AnyComponentDefinition } from "../../framework/define-component";
 import type { ComponentSchemas } from "../json-schema";
-import type { DataSourceShapes } from "../data-source-shapes";
-import type { PackageSchema } from "../package-schema";
+import type { PackageSchema, SchemaSources } from "../package-schema";
 import { componentPage } from "./component-page";
 import { dataSourcePage } from "./data-source-page";
 import { kebab } from "./markdown";
@@ -19,7 +18,7 @@ export interface ReferenceSources {
   schema: PackageSchema;
   resources: readonly ResourceSources[];
   components: readonly { definition: AnyComponentDefinition; schemas: ComponentSchemas }[];
-  dataSources: DataSourceShapes;
+  dataSources: SchemaSources["dataSources"];
 }
 
 /** Every page, by path relative to the package root. */
@@ -38,9 +37,9 @@ export function referencePages({
       `${RESOURCE_PAGES}/${kebab(c.definition.name)}.md`,
       componentPage(schema, c.definition, c.schemas),
     ]),
-    ...dataSources.functions.map((shape): [string, string] => [
-      `${DATA_SOURCE_PAGES}/${kebab(shape.name)}.md`,
-      dataSourcePage(schema, shape),
+    ...dataSources.map(({ definition }): [string, string] => [
+      `${DATA_SOURCE_PAGES}/${kebab(definition.name)}.md`,
+      dataSourcePage(schema, definition),
     ]),
   ];
 }
