@@ -6,7 +6,7 @@
  */
 
 import { terminalSafe } from "../sdk/terminal-safe";
-import { isPendingId } from "./resources/instance/lost-create/pending-record";
+import { isPendingId } from "./resources/instance/lost-create";
 import { stateTokens } from "./tokens";
 
 /** An Instance as the state keeps it: through the dynamic providers, or through the native plugin. */

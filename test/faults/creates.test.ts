@@ -38,7 +38,7 @@ import { reportFigure } from "../support/figures";
 import { initFailure } from "../support/init-failure";
 import { DOORS, gpucloudHarness, providerConfig, type Door } from "../support/providers";
 import { startWorld, titlesIn, type World } from "../support/world";
-import type { PendingCreate } from "../../provider/resources/instance/lost-create/pending-record";
+import type { PendingCreate } from "../../provider/resources/instance/lost-create";
 import {
   bounded,
   Decoys,

@@ -20,7 +20,7 @@
 import { fingerprint } from "pulumi-gpucloud/emulator";
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import { RESOURCE_NAME_KEY } from "../../provider/framework/check";
-import { isClaimToken } from "../../provider/resources/instance/lost-create/claim";
+import { isClaimToken } from "../../provider/resources/instance/lost-create";
 import type { Harness, Props, ResourceState } from "../harness";
 import { onCalls, onInstancesMade, onTitlesWritten } from "../support/emulator-hooks";
 import { reportFigure } from "../support/figures";

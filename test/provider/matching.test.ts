@@ -1,5 +1,5 @@
 /** The matching of lost creates to the instances that appeared (provider/resources/instance/lost-create/matching.ts). */
-import { maximumMatching } from "../../provider/resources/instance/lost-create/matching";
+import { maximumMatching } from "../../provider/resources/instance/lost-create";
 
 /** Claimants admit instances created at or after their window's start. */
 const admits = (createdAt: number, windowStart: number) => createdAt >= windowStart;

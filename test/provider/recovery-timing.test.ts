@@ -9,7 +9,7 @@ import {
   modelRequestMs,
   recoveryTiming,
   REMOTE_FLOOR_MS,
-} from "../../provider/resources/instance/lost-create/timing";
+} from "../../provider/resources/instance/lost-create";
 
 const remote = "https://gpu.example.com";
 const local = "http://127.0.0.1:8787";

@@ -8,7 +8,7 @@ import type { ProviderContext } from "../../framework/context";
 import { sameValue } from "../../framework/diff";
 import { isHalting, RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
 import type { InstanceInputs } from "./inputs";
-import { isClaimToken } from "./lost-create/claim";
+import { isClaimToken } from "./lost-create";
 import { convergeDeadline, waitOptions } from "./deadline";
 import { startOnFirstFreeModel } from "./gpu-fallback";
 import { changePower } from "./power";

@@ -2,7 +2,7 @@
  * The create path of Instance: make the instance (or adopt one), mark it as this stack's, bring it to
  * the wanted state, clean up, and never leave a paid instance that the state does not know, never make
  * two where one was declared, never take another owner's. Creates run in parallel; every instance made
- * carries its owner's mark right after the answer (owner-mark.ts); a create whose answer is lost is
+ * carries its owner's mark right after the answer (lost-create/owner-mark.ts); a create whose answer is lost is
  * settled by the reconciler of its spec (lost-create/reconciler.ts), and one whose outcome stays unknown
  * is recorded in the state as a pending create (lost-create/pending-record.ts) that the next run
  * resolves. A lost call judged to have made nothing is watched once more at the end (the late watch:
@@ -32,15 +32,19 @@ import { adoptionMismatches, describeSpec, specOf, type CreateSpec } from "./cre
 import { onListedModel } from "./gpu-choices";
 import { createOnFirstFreeModel } from "./gpu-fallback";
 import type { InstanceInputs } from "./inputs";
-import { newClaimantId } from "./lost-create/claim";
-import { pendingCreateError, unresolvedError } from "./lost-create/pending-record";
-import { releaseClaim } from "./lost-create/pending-resolution";
-import type { Claimant } from "./lost-create/reconciler";
-import { LateWatch } from "./lost-create/late-watch";
-import { sendingAgain, statusReporter } from "./lost-create/progress";
-import { openWindow } from "./lost-create/window";
+import {
+  markAnswered,
+  newClaimantId,
+  pendingCreateError,
+  unresolvedError,
+  releaseClaim,
+  LateWatch,
+  sendingAgain,
+  statusReporter,
+  openWindow,
+  type Claimant,
+} from "./lost-create";
 import { cleanUpLateArrivals, discardLateArrivals, keepOneLateArrival } from "./late-arrivals";
-import { markAnswered } from "./owner-mark";
 import { instanceMemory, instanceReads, instanceTiming } from "./memory";
 import { isUnfinishedPowerChange } from "./power";
 import { assertTimerAhead } from "./timer";
@@ -65,7 +69,12 @@ async function createOnModel(
   deadline: number,
   listed: boolean,
 ): Promise<CloudInstance> {
-  const watch = new LateWatch(ctx, specOf(inputs), lateWatchProgress(ctx, inputs));
+  const watch = new LateWatch(
+    ctx,
+    instanceMemory(ctx.process),
+    specOf(inputs),
+    lateWatchProgress(ctx, inputs),
+  );
   try {
     const made = await makeMarkedInstance(ctx, inputs, deadline, watch, listed);
     const cloud = await convergeMade(ctx, inputs, made, deadline);
@@ -160,12 +169,17 @@ async function makeMarkedInstance(
     const made = await makeInstance(ctx, inputs, deadline, watch, listed && round === 0);
     if (made.answeredAt === undefined) return made;
     const mark = inputs.title ?? "";
-    const marking = await markAnswered(ctx, made.instance, mark, made.answeredAt, deadline).catch(
-      (err: unknown) => {
-        if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
-        throw keptUnmarked(inputs, made.instance, err);
-      },
-    );
+    const marking = await markAnswered(
+      ctx,
+      made.instance,
+      mark,
+      made.answeredAt,
+      deadline,
+      instanceTiming(ctx),
+    ).catch((err: unknown) => {
+      if (isCancelled(err, ctx.signal)) throw keptAfterCancel(inputs, made.instance, err);
+      throw keptUnmarked(inputs, made.instance, err);
+    });
     if (marking.kind === "marked") return made;
     if (marking.kind === "unwritten")
       throw keptUnmarked(inputs, marking.seen ?? made.instance, marking.cause);

@@ -17,8 +17,7 @@ import { converge } from "./converge";
 import { createInstance } from "./create";
 import { catalogueFailures, declaredModel } from "./gpu-choices";
 import { InstanceInputs } from "./inputs";
-import { isPendingId, PENDING_OUTPUT, PendingCreate } from "./lost-create/pending-record";
-import { deletePending, readPending } from "./lost-create/pending-resolution";
+import { isPendingId, PENDING_OUTPUT, PendingCreate, deletePending, readPending } from "./lost-create";
 import { instanceMemory, instanceReads } from "./memory";
 
 const ServiceOutput = z
@@ -165,7 +164,7 @@ export const instance = defineResource({
   },
   async read(ctx, id, olds, stored) {
     if (isPendingId(id)) {
-      const made = await readPending(ctx, id, olds, stored);
+      const made = await readPending(ctx, instanceMemory(ctx.process), id, olds, stored);
       // A record written before resources had marks has no title: the claim token it keeps is its mark.
       return made && { id: made.instance_uuid, ...state({ ...olds, title: olds.title ?? made.title }, made) };
     }
@@ -191,7 +190,7 @@ export const instance = defineResource({
   },
   async delete(ctx, id, olds, stored): Promise<void> {
     if (isPendingId(id))
-      return deletePending(ctx, id, olds, stored, (uuid): Promise<void> =>
+      return deletePending(ctx, instanceMemory(ctx.process), id, olds, stored, (uuid): Promise<void> =>
         instance.delete(ctx, uuid, olds, {}),
       );
     instanceMemory(ctx.process).taken.mark(id);

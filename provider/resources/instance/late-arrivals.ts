@@ -10,9 +10,7 @@ import { warn, type ProviderContext } from "../../framework/context";
 import { messageOf, ResourceInitError } from "../../framework/errors";
 import { describeSpec, specOf, type CreateSpec } from "./create-spec";
 import type { InstanceInputs } from "./inputs";
-import type { LateArrivals, LateWatch } from "./lost-create/late-watch";
-import { seconds } from "./lost-create/progress";
-import { modelRequestMs } from "./lost-create/timing";
+import { seconds, modelRequestMs, type LateArrivals, type LateWatch } from "./lost-create";
 
 /**
  * Cleans up after the late watch of a create that holds its instance: a late arrival it claimed is this

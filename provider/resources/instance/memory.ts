@@ -7,12 +7,16 @@
 import type { GpuCloudClient } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
 import type { MemoryPart, ProcessMemory } from "../../framework/process-memory";
-import { CloudPace } from "./lost-create/pace";
-import { PendingRecords } from "./lost-create/pending-records";
-import { Reconcilers, type Reconciler } from "./lost-create/reconciler";
+import {
+  CloudPace,
+  PendingRecords,
+  Reconcilers,
+  type Reconciler,
+  TakenInstances,
+  recoveryTiming,
+  type RecoveryTiming,
+} from "./lost-create";
 import type { CreateSpec } from "./create-spec";
-import { TakenInstances } from "./lost-create/taken";
-import { recoveryTiming, type RecoveryTiming } from "./lost-create/timing";
 import { InstanceReads } from "./reads";
 
 export class InstanceMemory {

@@ -20,7 +20,7 @@ import type { ProviderContext } from "../../framework/context";
 import { isCancelled, messageOf, UnsettledOutcomeError } from "../../framework/errors";
 import { isHalting, POWERED_ON, RUNNING, STOPPED } from "./cloud";
 import { instanceReads } from "./memory";
-import { lateCommitMs } from "./lost-create/timing";
+import { lateCommitMs } from "./lost-create";
 
 export type PowerChange = "start" | "stop";
 

@@ -9,10 +9,10 @@
 import type { Instance as CloudInstance } from "../../../../sdk";
 import type { ProviderContext } from "../../../framework/context";
 import type { CreateSpec } from "../create-spec";
-import { instanceMemory } from "../memory";
 import { newClaimantId } from "./claim";
 import { watchingLate } from "./progress";
 import type { Claimant, Outcome } from "./reconciler";
+import type { RecoveryState } from "./state";
 import type { CreateWindow } from "./window";
 
 export interface LateArrivals {
@@ -37,12 +37,13 @@ export class LateWatch {
 
   constructor(
     private readonly ctx: ProviderContext,
+    private readonly state: RecoveryState,
     private readonly spec: CreateSpec,
     private readonly progress: (status: string) => void,
   ) {}
 
   private get reconciler() {
-    return instanceMemory(this.ctx.process).reconciler(this.ctx, this.spec);
+    return this.state.reconciler(this.ctx, this.spec);
   }
 
   get watching(): boolean {

@@ -14,8 +14,8 @@
 import type { Instance as CloudInstance } from "../../../../sdk";
 import type { ProviderContext } from "../../../framework/context";
 import type { InstanceInputs } from "../inputs";
-import { instanceMemory } from "../memory";
 import { pendingRecordOf, unresolvedError } from "./pending-record";
+import type { RecoveryState } from "./state";
 
 /**
  * refresh of a pending record: the instance it made (claimed, marked as its resource, never left with a
@@ -24,12 +24,12 @@ import { pendingRecordOf, unresolvedError } from "./pending-record";
  */
 export async function readPending(
   ctx: ProviderContext,
+  memory: RecoveryState,
   id: string,
   olds: Partial<InstanceInputs>,
   stored: Record<string, unknown>,
 ): Promise<CloudInstance | undefined> {
   const record = pendingRecordOf(id, stored);
-  const memory = instanceMemory(ctx.process);
   const outcome = await memory.records.resolve(ctx, record, Date.now());
   if (outcome.kind === "unknown") throw unresolvedError(record, outcome);
   if (outcome.kind === "not-made") return undefined;
@@ -44,12 +44,12 @@ export async function readPending(
  */
 export async function deletePending(
   ctx: ProviderContext,
+  memory: RecoveryState,
   id: string,
   olds: Partial<InstanceInputs>,
   stored: Record<string, unknown>,
   destroy: (instanceUuid: string) => Promise<void>,
 ): Promise<void> {
-  const memory = instanceMemory(ctx.process);
   if (memory.records.settledByCreate(id)) return;
   const record = pendingRecordOf(id, stored);
   memory.records.forget(id);

@@ -17,12 +17,11 @@
  * that is not what the program declares. A title the cloud refuses outright will never be written, so
  * that instance is given up (destroyed), and the refusal names the title.
  */
-import { BusinessError, InputValidationError, sleep, type Instance as CloudInstance } from "../../../sdk";
-import type { ProviderContext } from "../../framework/context";
-import { claim, newClaimantId, readNow } from "./lost-create/claim";
-import { releaseClaim } from "./lost-create/pending-resolution";
-import { claimMs } from "./lost-create/timing";
-import { instanceTiming } from "./memory";
+import { BusinessError, InputValidationError, sleep, type Instance as CloudInstance } from "../../../../sdk";
+import type { ProviderContext } from "../../../framework/context";
+import { claim, newClaimantId, readNow } from "./claim";
+import { releaseClaim } from "./pending-resolution";
+import { claimMs, type RecoveryTiming } from "./timing";
 
 export type Marking =
   /** The instance carries the mark (or the resource declared an empty title, and it carries none). */
@@ -47,9 +46,9 @@ export async function markAnswered(
   mark: string,
   answeredAt: number,
   deadline: number,
+  timing: RecoveryTiming,
 ): Promise<Marking> {
   if (mark === "") return { kind: "marked" };
-  const timing = instanceTiming(ctx);
   const uuid = instance.instance_uuid;
   const windowEnds = answeredAt + timing.markWindowMs;
   const failure = await ctx.api.instances.updateTitle(uuid, mark, { deadline: windowEnds }).then(
@@ -77,7 +76,7 @@ export async function markAnswered(
     };
   // Refused, and the instance is there and untitled: it is the title the cloud will not take.
   if (refused) return { kind: "refused", cause: failure };
-  return claimOwn(ctx, uuid, mark, failure, deadline);
+  return claimOwn(ctx, uuid, mark, failure, deadline, timing);
 }
 
 /** One claim of the creator's own instance, its mark unwritten (see above); never a loop of them. */
@@ -87,8 +86,8 @@ async function claimOwn(
   mark: string,
   failure: unknown,
   deadline: number,
+  timing: RecoveryTiming,
 ): Promise<Marking> {
-  const timing = instanceTiming(ctx);
   const claimDeadline = Math.min(deadline, Date.now() + claimMs(timing));
   const claimed = await claim(ctx, uuid, newClaimantId(), timing, claimDeadline).catch(() => undefined);
   if (claimed?.kind === "lost") {
