@@ -80,8 +80,30 @@ export function assertBuilt(root: string = REPO_ROOT): void {
     throw new Error(`The compiled package in dist/ is older than provider/, sdk/ or testing/. ${rebuild}`);
 }
 
-/** The repository's dev setup, as `npm ci` makes it (package.json "prepare"): the self link; or the build's stamp. */
+/** Every folder `npm run build` compiles or generates from (tsconfig.build.json's "include"). */
+const BUILT_FROM = ["sdk", "provider", "emulator", "testing", "dev", "examples", "bench", "demo"];
+
+/**
+ * True when dist/ was built after the last change to anything the build reads: the suites that need a
+ * build (`test:scenarios`, `test:e2e`) then skip it, so CI, which runs them side by side after `npm test`
+ * built, never has two builds writing dist/ at once.
+ */
+export function isBuilt(root: string = REPO_ROOT): boolean {
+  const stamp = path.join(root, BUILD_STAMP);
+  if (!fs.existsSync(stamp)) return false;
+  const built = fs.statSync(stamp).mtimeMs;
+  const settings = ["package.json", "tsconfig.json", "tsconfig.build.json"].map(
+    (file) => fs.statSync(path.join(root, file)).mtimeMs,
+  );
+  return Math.max(...settings, ...BUILT_FROM.map((dir) => newestSource(path.join(root, dir)))) <= built;
+}
+
+/**
+ * The repository's dev setup, as `npm ci` makes it (package.json "prepare"): the self link; or the build's
+ * stamp; or, with --built, exit code 0 when dist/ is up to date and 1 when it needs `npm run build`.
+ */
 if (require.main === module) {
   if (process.argv.includes("--stamp-build")) stampBuild();
+  else if (process.argv.includes("--built")) process.exitCode = isBuilt() ? 0 : 1;
   else ensurePackageLink();
 }

@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as Pulumi from "@pulumi/pulumi";
 import { terminalSafe } from "../../sdk";
 
 /**
@@ -49,6 +49,9 @@ export function listForMessage(items: readonly string[]): string {
  */
 export function outputFailure(cause: unknown): Error {
   const original = cause instanceof Error ? cause : new Error(String(cause));
+  // Loaded here, not at the top: a program that reaches this has loaded @pulumi/pulumi already, and the
+  // native plugin, which shares this file but never runs it, starts without its ~770 modules.
+  const pulumi = require("@pulumi/pulumi") as typeof Pulumi;
   const reported = new pulumi.RunError(original.message);
   Object.setPrototypeOf(reported, original);
   Object.defineProperty(reported, "message", {

@@ -25,6 +25,17 @@ const SCENARIOS = [
   "/test/examples/fleet-native\\.test\\.ts$",
   "/test/native/plugin-folder\\.test\\.ts$",
   "/test/provider/hostile-answers\\.test\\.ts$",
+  // Programs and processes run whole, the next slowest of npm test: the emulator's command line (40
+  // emulators started and stopped), the CI example, the installed package, the demo, failures through
+  // both doors as the engine reads them, a stopped clock, and a provider host's process. Their areas keep
+  // their fast suites in npm test (test/emulator/*, test/harness/engine, test/examples/fleet ...).
+  "/test/emulator/cli\\.test\\.ts$",
+  "/test/examples/ci\\.test\\.ts$",
+  "/test/provider/installed\\.test\\.ts$",
+  "/test/demo/",
+  "/test/harness/maybe-corrupt\\.test\\.ts$",
+  "/test/harness/stopped-clock\\.test\\.ts$",
+  "/test/harness/host-process\\.test\\.ts$",
 ];
 
 module.exports = { SCENARIOS };
