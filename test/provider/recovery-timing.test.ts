@@ -3,13 +3,9 @@
  * on T for a cloud across a network, none for one on this machine, the bounds of an account no one else
  * deploys with, and T following the slowest commit the cloud has shown.
  */
-import {
-  adoptionMs,
-  isLoopback,
-  modelRequestMs,
-  recoveryTiming,
-  REMOTE_FLOOR_MS,
-} from "../../provider/resources/instance/lost-create";
+import { timingModel } from "../../provider/resources/instance/lost-create";
+
+const { adoptionMs, isLoopback, modelRequestMs, recoveryTiming, REMOTE_FLOOR_MS } = timingModel;
 
 const remote = "https://gpu.example.com";
 const local = "http://127.0.0.1:8787";

@@ -1,30 +1,14 @@
 /**
- * What a create that fails leaves behind, and the error that says so: nothing (cancelled or refused
- * before anything was made), the instance destroyed (a failure after it was made), or the instance kept
- * in the stack (ErrorResourceInitFailed with its id) whenever destroying it could throw away a create
- * that worked or leave a paid instance no state knows of.
+ * What a create that fails after it made an instance leaves behind, and the error that says so: the
+ * instance destroyed, or kept in the stack (ErrorResourceInitFailed with its id) whenever destroying it
+ * could throw away a create that worked or leave a paid instance no state knows of. A create that fails
+ * before anything was made (cancelled, or refused for long) leaves nothing: lost-create/nothing-made.ts.
  */
-import { RateLimitError, retryUntil, type Instance as CloudInstance } from "../../../sdk";
-import { formatWait } from "../../../sdk/answers";
+import { retryUntil, type Instance as CloudInstance } from "../../../sdk";
 import type { ProviderContext } from "../../framework/context";
-import { messageOf, OperationCancelledError, ResourceInitError } from "../../framework/errors";
+import { messageOf, ResourceInitError } from "../../framework/errors";
 import type { InstanceInputs } from "./inputs";
 import { NEXT_STEP, type UnfinishedPowerChange } from "./power";
-
-/**
- * A 429 whose Retry-After outlasts what the create may wait, in the provider's words: the SDK's text
- * advises raising a client option that a provider user does not have.
- */
-export function refusedForLong(err: unknown): Error | undefined {
-  if (!(err instanceof RateLimitError) || !err.tooLongToWait || err.retryAfterMs === undefined)
-    return undefined;
-  return new Error(
-    `Could not create instance: the cloud refused the create call with a rate limit (HTTP 429) and asked to wait ${formatWait(err.retryAfterMs)}, ` +
-      "longer than this create may wait, so it was not sent again and no instance was made. " +
-      "Run the update again after that time; fewer creates at once (`pulumi up --parallel N`) ask less of the limit.",
-    { cause: err },
-  );
-}
 
 /**
  * How long the destroy of a failed create keeps trying through transient failures: the create failed,
@@ -100,14 +84,6 @@ export function keptUnmarked(
     `Could not create instance: the new instance ${uuid} could not be given its title, the mark that tells it is this stack's ` +
       `(${messageOf(cause)}). The instance is kept in the stack, not destroyed. ${NEXT_STEP}`,
     { id: uuid, state: { inputs, cloud: instance } },
-  );
-}
-
-/** A create cancelled before it made anything: a plain failure, since there is nothing to keep. */
-export function cancelledError(when: string): Error {
-  return new Error(
-    `Could not create instance: the operation was cancelled ${when}. Run \`pulumi up\` again to create it.`,
-    { cause: new OperationCancelledError(when) },
   );
 }
 

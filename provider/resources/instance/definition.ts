@@ -18,7 +18,7 @@ import { createInstance } from "./create";
 import { catalogueFailures, declaredModel } from "./gpu-choices";
 import { InstanceInputs } from "./inputs";
 import { isPendingId, PENDING_OUTPUT, PendingCreate, deletePending, readPending } from "./lost-create";
-import { instanceMemory, instanceReads } from "./memory";
+import { instanceReads, instanceRecovery } from "./memory";
 
 const ServiceOutput = z
   .object({
@@ -158,17 +158,17 @@ export const instance = defineResource({
     return { id: cloud.instance_uuid, ...state(inputs, cloud) };
   },
   diffed(process, id, stored) {
-    const memory = instanceMemory(process);
-    if (isPendingId(id)) memory.records.register(id, stored);
-    else memory.taken.mark(id);
+    const recovery = instanceRecovery(process);
+    if (isPendingId(id)) recovery.records.register(id, stored);
+    else recovery.taken.mark(id);
   },
   async read(ctx, id, olds, stored) {
     if (isPendingId(id)) {
-      const made = await readPending(ctx, instanceMemory(ctx.process), id, olds, stored);
+      const made = await readPending(ctx, instanceRecovery(ctx.process), id, olds, stored);
       // A record written before resources had marks has no title: the claim token it keeps is its mark.
       return made && { id: made.instance_uuid, ...state({ ...olds, title: olds.title ?? made.title }, made) };
     }
-    instanceMemory(ctx.process).taken.mark(id);
+    instanceRecovery(ctx.process).taken.mark(id);
     const cloud = await instanceReads(ctx).unlessGone(id);
     return cloud && state(olds, cloud);
   },
@@ -190,10 +190,10 @@ export const instance = defineResource({
   },
   async delete(ctx, id, olds, stored): Promise<void> {
     if (isPendingId(id))
-      return deletePending(ctx, instanceMemory(ctx.process), id, olds, stored, (uuid): Promise<void> =>
+      return deletePending(ctx, instanceRecovery(ctx.process), id, olds, stored, (uuid): Promise<void> =>
         instance.delete(ctx, uuid, olds, {}),
       );
-    instanceMemory(ctx.process).taken.mark(id);
+    instanceRecovery(ctx.process).taken.mark(id);
     // Never given the signal: once sent, the destroy call finishes and its answer is known.
     await ctx.api.instances.destroy(id);
     const timeoutMs = (olds.waitTimeoutSeconds ?? 900) * 1000;

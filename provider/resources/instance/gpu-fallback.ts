@@ -15,7 +15,7 @@ import { messageOf } from "../../framework/errors";
 import { specOf } from "./create-spec";
 import { assertModelsKnown, gpuCatalogue, modelsOf } from "./gpu-choices";
 import type { InstanceInputs } from "./inputs";
-import { instanceMemory } from "./memory";
+import { instanceRecovery } from "./memory";
 import { changePower, type PowerDeadline } from "./power";
 
 const CREATE_CALLS = ["/instance/create_by_pod", "/instance/create_by_image"];
@@ -70,7 +70,7 @@ export async function createOnFirstFreeModel(
 }
 
 function pendingFirst(ctx: ProviderContext, inputs: InstanceInputs): string[] {
-  const { records } = instanceMemory(ctx.process);
+  const { records } = instanceRecovery(ctx.process);
   const models = modelsOf(inputs);
   const pending = models.find((model) => records.has(specOf({ ...inputs, gpuUuid: model }), inputs.title));
   return pending === undefined ? models : [pending, ...models.filter((model) => model !== pending)];

@@ -1,47 +1,27 @@
 /**
- * The door of the lost-create recovery: everything the Instance's create, read and delete use of it,
- * and nothing else. A create marks what it made (markAnswered), opens a window on each call it sends
- * (openWindow) and watches calls judged to have made nothing (LateWatch); what stays unknown becomes a
- * pending record (pendingCreateError) that a read or delete resolves (readPending, deletePending). The
- * process memory that holds the recovery's state (../memory.ts) builds it from the parts exported last.
+ * The door of the lost-create recovery: everything the rest of the provider uses of it, and nothing
+ * else. A create makes, marks and cleans up through its CreateRecovery; what stays unknown becomes a
+ * pending record in the state, which a read or delete resolves (readPending, deletePending). The process
+ * keeps the recovery's state in one RecoveryState (../memory.ts holds it and hands it in).
  * How it works: docs/architecture.md, "Lost creates".
  */
 
-// A create: its owner's mark, its windows, its claims, its late watch and what it tells the user.
-export { markAnswered, type Marking } from "./owner-mark";
-export { openWindow } from "./window";
-export { isClaimToken, newClaimantId } from "./claim";
-export { releaseClaim, readPending, deletePending } from "./pending-resolution";
-export { LateWatch, type LateArrivals } from "./late-watch";
-export { sendingAgain, statusReporter, seconds } from "./progress";
-export type { Claimant } from "./reconciler";
+// A create's recovery (../create.ts): make, mark, release a claim, clean up the late arrivals.
+export { CreateRecovery, type Made } from "./create-recovery";
 
-// What stays unknown: the pending record in the state.
-export {
-  isPendingId,
-  PENDING_OUTPUT,
-  PendingCreate,
-  pendingCreateError,
-  unresolvedError,
-} from "./pending-record";
+// The recovery's state for the whole process, made once (../memory.ts).
+export { RecoveryState } from "./state";
 
-// The timing model.
-export {
-  adoptionMs,
-  isLoopback,
-  lateCommitMs,
-  modelRequestMs,
-  recoveryTiming,
-  REMOTE_FLOOR_MS,
-  type RecoveryTiming,
-} from "./timing";
+// The pending record in the state: told apart by its id and output, resolved at refresh and destroy.
+export { isPendingId, PENDING_OUTPUT, PendingCreate } from "./pending-record";
+export { readPending, deletePending } from "./pending-resolution";
 
-// The parts of the process memory that hold the recovery's state.
-export { CloudPace } from "./pace";
-export { PendingRecords } from "./pending-records";
-export { Reconcilers, type Reconciler } from "./reconciler";
-export { TakenInstances } from "./taken";
-export type { RecoveryState } from "./state";
+// A title half way through a claim, which converge never writes over (../converge.ts).
+export { isClaimToken } from "./claim";
 
-// The matching the reconciler decides by, for its own unit test.
+// How long a lost call may still be carried out, which a lost power change waits too (../power.ts).
+export { lateCommitMs } from "./timing";
+
+// The timing model and the matching the reconciler decides by, whole, for their unit tests.
+export * as timingModel from "./timing";
 export { maximumMatching } from "./matching";

@@ -12,7 +12,6 @@ import type { Instance as CloudInstance } from "../../../../sdk";
 import { issueText } from "../../../framework/check";
 import { ResourceInitError } from "../../../framework/errors";
 import { CreateSpec, describeSpec, matchesSpec, type CreateSpec as Spec } from "../create-spec";
-import type { InstanceInputs } from "../inputs";
 import type { Claimant } from "./reconciler";
 import type { CreateWindow } from "./window";
 
@@ -149,8 +148,8 @@ function storedWindow(
  * so the state records it instead of forgetting an instance that may bill. Of the instances the last
  * listing showed (`outcome.listed`), the window keeps what a later run needs.
  */
-export function pendingCreateError(
-  inputs: InstanceInputs,
+export function pendingCreateError<I>(
+  inputs: I,
   spec: Spec,
   claimant: Claimant,
   outcome: {
@@ -159,7 +158,7 @@ export function pendingCreateError(
     window: CreateWindow;
     listed: readonly CloudInstance[];
   },
-): ResourceInitError<InstanceInputs> {
+): ResourceInitError<I> {
   const pending: PendingCreate = {
     spec,
     ...storedWindow(outcome.window, spec, outcome.listed),

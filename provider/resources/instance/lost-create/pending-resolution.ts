@@ -13,9 +13,14 @@
  */
 import type { Instance as CloudInstance } from "../../../../sdk";
 import type { ProviderContext } from "../../../framework/context";
-import type { InstanceInputs } from "../inputs";
 import { pendingRecordOf, unresolvedError } from "./pending-record";
 import type { RecoveryState } from "./state";
+
+/** What a pending record's resolution reads of the inputs its state keeps. */
+interface StoredInputs {
+  title?: string;
+  waitTimeoutSeconds?: number;
+}
 
 /**
  * refresh of a pending record: the instance it made (claimed, marked as its resource, never left with a
@@ -26,7 +31,7 @@ export async function readPending(
   ctx: ProviderContext,
   memory: RecoveryState,
   id: string,
-  olds: Partial<InstanceInputs>,
+  olds: StoredInputs,
   stored: Record<string, unknown>,
 ): Promise<CloudInstance | undefined> {
   const record = pendingRecordOf(id, stored);
@@ -46,7 +51,7 @@ export async function deletePending(
   ctx: ProviderContext,
   memory: RecoveryState,
   id: string,
-  olds: Partial<InstanceInputs>,
+  olds: StoredInputs,
   stored: Record<string, unknown>,
   destroy: (instanceUuid: string) => Promise<void>,
 ): Promise<void> {

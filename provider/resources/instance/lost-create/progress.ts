@@ -64,7 +64,7 @@ export function listingFails(why: string, giveUpAt: number): string {
   return `${why}; reading it again ${until(giveUpAt)}, after which the stack records a pending create`;
 }
 
-/** The late watch (create.ts): a call judged to have made nothing may have been carried out late after all. */
+/** The late watch (create-recovery.ts): a call judged to have made nothing may have been carried out late after all. */
 export function watchingLate(): string {
   return "checking that no create call judged to have made nothing was carried out late after all";
 }

@@ -22,7 +22,7 @@
  *
  * When a cloud breaks the model anyway (it carries a create out later than 3T after its send), a call that
  * the recovery judged to have made nothing did make an instance, after its window closed. Such a late
- * arrival is caught at the end of the create (create.ts, the late watch): every lost call judged to have
+ * arrival is caught at the end of the create (the late watch, late-watch.ts): every lost call judged to have
  * made nothing stays watched with a window that never closes. A late arrival is provably this create's to
  * deal with when all of these hold: it is of the spec, created at or after the call's window opened and
  * not listed before the call; no state of this process holds it; it was never seen titled (a title means
@@ -143,7 +143,7 @@ export function claimMs(t: RecoveryTiming): number {
 /**
  * How long after a lost answer the recovery may need to adopt an instance that appeared at once: the
  * grace from its first sight, the claim, and a few listing rounds between. A create's deadline never cuts
- * this short (create.ts): an instance that appeared is always followed to its end.
+ * this short (create-recovery.ts): an instance that appeared is always followed to its end.
  */
 export function adoptionMs(t: RecoveryTiming): number {
   return t.graceMs + claimMs(t) + 4 * t.roundMs;

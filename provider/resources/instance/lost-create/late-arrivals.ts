@@ -1,30 +1,39 @@
 /**
- * What a create does with the late watch's findings (lost-create/late-watch.ts): an instance of the spec
- * that a create call of this resource made after it had been judged to have made nothing. Claimed, it is
- * this create's: surplus beside the instance the create holds (destroyed, with a warning that says the
- * cloud is slower than the timing model), or the resource's instance when the create holds none. One the
- * watch could not settle fails the create, named; a watch that could not look says so in a warning.
+ * What a create does with the late watch's findings (late-watch.ts): an instance of the spec that a
+ * create call of this resource made after it had been judged to have made nothing. Claimed, it is this
+ * create's: surplus beside the instance the create holds (destroyed, with a warning that says the cloud is
+ * slower than the timing model), or the resource's instance when the create holds none. One the watch
+ * could not settle fails the create, named; a watch that could not look says so in a warning.
+ * create-recovery.ts calls these as the create ends (cleanUp, cleanUpAfterFailure) or reaches its
+ * deadline holding nothing (make).
  */
-import { retryUntil, type Instance as CloudInstance } from "../../../sdk";
-import { warn, type ProviderContext } from "../../framework/context";
-import { messageOf, ResourceInitError } from "../../framework/errors";
-import { describeSpec, specOf, type CreateSpec } from "./create-spec";
-import type { InstanceInputs } from "./inputs";
-import { seconds, modelRequestMs, type LateArrivals, type LateWatch } from "./lost-create";
+import { retryUntil, type Instance as CloudInstance } from "../../../../sdk";
+import { warn, type ProviderContext } from "../../../framework/context";
+import { messageOf, ResourceInitError } from "../../../framework/errors";
+import { describeSpec, type CreateSpec } from "../create-spec";
+import type { LateArrivals, LateWatch } from "./late-watch";
+import { seconds } from "./progress";
+import { modelRequestMs } from "./timing";
+
+/** What these read of the resource's inputs; a failure that keeps the create's instance keeps them whole. */
+interface Inputs {
+  waitTimeoutSeconds: number;
+}
 
 /**
  * Cleans up after the late watch of a create that holds its instance: a late arrival it claimed is this
  * create's surplus, and is destroyed; one it could not settle fails the create, which keeps its own
  * instance in the stack, naming the other, never passed over in silence.
  */
-export async function cleanUpLateArrivals(
+export async function cleanUpLateArrivals<I extends Inputs>(
   ctx: ProviderContext,
-  inputs: InstanceInputs,
+  spec: CreateSpec,
+  inputs: I,
   watch: LateWatch,
   cloud: CloudInstance,
 ): Promise<void> {
   const late = await watch.end();
-  for (const surplus of late.claimed) await destroySurplus(ctx, inputs, surplus);
+  for (const surplus of late.claimed) await destroySurplus(ctx, spec, inputs, surplus);
   if (late.unsettled.length > 0) {
     throw new ResourceInitError(
       `Could not create instance: ${lateArrivalsText(ctx, late)} Instance ${cloud.instance_uuid} was made and is kept in the stack; ` +
@@ -33,7 +42,7 @@ export async function cleanUpLateArrivals(
       { id: cloud.instance_uuid, state: { inputs, cloud } },
     );
   }
-  if (late.unchecked !== undefined) warn(uncheckedText(specOf(inputs), late.unchecked));
+  if (late.unchecked !== undefined) warn(uncheckedText(spec, late.unchecked));
 }
 
 /**
@@ -43,14 +52,15 @@ export async function cleanUpLateArrivals(
  */
 export async function discardLateArrivals(
   ctx: ProviderContext,
-  inputs: InstanceInputs,
+  spec: CreateSpec,
+  inputs: Inputs,
   watch: LateWatch,
 ): Promise<void> {
   const ended = watch.end().then(async (late) => {
     for (const surplus of late.claimed)
-      await destroySurplus(ctx, inputs, surplus).catch((err: Error) => warn(err.message));
+      await destroySurplus(ctx, spec, inputs, surplus).catch((err: Error) => warn(err.message));
     if (late.unsettled.length > 0)
-      warn(`After this failed create of ${describeSpec(specOf(inputs))}: ${lateArrivalsText(ctx, late)}`);
+      warn(`After this failed create of ${describeSpec(spec)}: ${lateArrivalsText(ctx, late)}`);
   });
   if (ctx.signal?.aborted) void ended;
   else await ended;
@@ -62,19 +72,20 @@ export async function discardLateArrivals(
  */
 export async function keepOneLateArrival(
   ctx: ProviderContext,
-  inputs: InstanceInputs,
+  spec: CreateSpec,
+  inputs: Inputs,
   watch: LateWatch,
 ): Promise<CloudInstance | undefined> {
   const late = await watch.end();
   const [kept, ...surplus] = late.claimed;
-  for (const instance of surplus) await destroySurplus(ctx, inputs, instance);
+  for (const instance of surplus) await destroySurplus(ctx, spec, inputs, instance);
   if (kept) return kept;
   if (late.unsettled.length > 0)
     throw new Error(
       `Could not create instance: ${lateArrivalsText(ctx, late)} None was adopted or destroyed. Destroy in the console any ` +
         "that no stack holds (`gpucloud-orphans` lists the instances no stack knows), then run `pulumi up` again.",
     );
-  if (late.unchecked !== undefined) warn(uncheckedText(specOf(inputs), late.unchecked));
+  if (late.unchecked !== undefined) warn(uncheckedText(spec, late.unchecked));
   return undefined;
 }
 
@@ -102,7 +113,8 @@ function lateCommitText(ctx: ProviderContext): string {
 /** Destroys an instance a late watch claimed: made by this create's call, held by no state, so it bills for nothing. */
 async function destroySurplus(
   ctx: ProviderContext,
-  inputs: InstanceInputs,
+  spec: CreateSpec,
+  inputs: Inputs,
   surplus: CloudInstance,
 ): Promise<void> {
   const uuid = surplus.instance_uuid;
@@ -119,7 +131,7 @@ async function destroySurplus(
     );
   }
   warn(
-    `Instance ${uuid} was made by a create call of ${describeSpec(specOf(inputs))} that the cloud carried out later than ` +
+    `Instance ${uuid} was made by a create call of ${describeSpec(spec)} that the cloud carried out later than ` +
       `${lateCommitText(ctx)} after it was sent, after the call had been judged to have made nothing and another was made; ` +
       "it was claimed and destroyed, so nothing is left billing. The cloud creates slower than the provider's timing model " +
       "assumes: raise gpucloud:requestTimeoutMs to at least a third of the longest create you see.",
