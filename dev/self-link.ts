@@ -84,9 +84,10 @@ export function assertBuilt(root: string = REPO_ROOT): void {
 const BUILT_FROM = ["sdk", "provider", "emulator", "testing", "dev", "examples", "bench", "demo"];
 
 /**
- * True when dist/ was built after the last change to anything the build reads: the suites that need a
- * build (`test:scenarios`, `test:e2e`) then skip it, so CI, which runs them side by side after `npm test`
- * built, never has two builds writing dist/ at once.
+ * True when dist/ was built after the last change to anything the build reads: `npm test`,
+ * `test:scenarios` and `test:e2e` then skip the build (package.json "build-if-stale"), so CI, whose
+ * `npm ci` has just built and which runs the last two side by side, never builds twice nor has two builds
+ * writing dist/ at once.
  */
 export function isBuilt(root: string = REPO_ROOT): boolean {
   const stamp = path.join(root, BUILD_STAMP);
