@@ -129,6 +129,30 @@ describe("Instance waitForServices against the emulator", () => {
     expect(w.cloudInstances()).toEqual([]);
   });
 
+  it("counts waitTimeoutSeconds from the instance's making, not from when its mark landed", async () => {
+    // The mark (the title write) is held until the clock has moved 60 s: the create's 120 s still end at
+    // 120 s of the cloud's clock after the instance was made, not 120 s after the mark landed.
+    w.emulator.faults.add({ path: "/instance/update_title", kind: "delay", count: 1, ms: 1500 });
+    const title = "services-late-mark";
+    const inputs = await w.h.checked("Instance", {
+      ...w.spec,
+      title,
+      waitForServices: true,
+      waitTimeoutSeconds: 120,
+    });
+    const create = watch(w.h.create("Instance", inputs));
+    const { uuid } = await theNewInstance();
+    await w.emu.advance(BOOT_SECONDS);
+    await until(async () => (await w.api.instances.info(uuid)).title === title);
+    await advanceThenPoll(50, 2, create.operation);
+    expect(create.settled).toBe(false);
+    await w.emu.advance(11);
+    await expect(create.operation).rejects.toThrow(
+      /did not all answer within waitTimeoutSeconds \(120 s, counted from the start of the create or start-up\).*was destroyed so nothing is left billing/s,
+    );
+    expect(w.cloudInstances()).toEqual([]);
+  });
+
   it("fails the create at once when the instance stops while its services start", async () => {
     const create = watch(
       w.h.create("Instance", await w.h.checked("Instance", { ...w.spec, waitForServices: true })),

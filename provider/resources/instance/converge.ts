@@ -9,7 +9,7 @@ import { sameValue } from "../../framework/diff";
 import { isHalting, RUNNING, scheduledShutdown, SHUTTING_DOWN, STOPPED } from "./cloud";
 import type { InstanceInputs } from "./inputs";
 import { isClaimToken } from "./lost-create";
-import { convergeDeadline, waitOptions } from "./deadline";
+import { convergeDeadline, waitOptions, type ConvergeDeadline } from "./deadline";
 import { startOnFirstFreeModel } from "./gpu-fallback";
 import { changePower } from "./power";
 import { instanceReads } from "./memory";
@@ -62,6 +62,9 @@ export function planConverge(
  * Brings an existing instance to the desired state; returns the cloud's record.
  * `created`: the record a create just answered with; its status stands in for a first read (a title
  * change does not move the status, and every wait reads afresh).
+ * `deadline`: by default `waitTimeoutSeconds` from now; a create passes the one it took when its
+ * instance was made, so the time its mark took counts, as its failures say ("counted from the start of
+ * the create").
  */
 export async function converge(
   ctx: ProviderContext,
@@ -69,10 +72,10 @@ export async function converge(
   olds: Partial<InstanceInputs>,
   news: InstanceInputs,
   created?: CloudInstance,
+  deadline: ConvergeDeadline = convergeDeadline(ctx, news),
 ): Promise<CloudInstance> {
   const { api } = ctx;
   const reads = instanceReads(ctx);
-  const deadline = convergeDeadline(ctx, news);
   let cloud = created ?? (await reads.info(instanceUuid));
   const plan = planConverge(cloud, olds, news);
   if (plan.setsTimer) await assertTimerAhead(ctx, plan.timer!);

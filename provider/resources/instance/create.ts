@@ -19,6 +19,7 @@ import {
 import type { ProviderContext } from "../../framework/context";
 import { isCancelled } from "../../framework/errors";
 import { converge } from "./converge";
+import { convergeDeadline, type ConvergeDeadline } from "./deadline";
 import {
   destroyAfterFailure,
   keptAfterCancel,
@@ -62,8 +63,8 @@ async function createOnModel(
     call: (options) => createCall(ctx.api, spec, options),
   });
   try {
-    const made = await makeMarked(ctx, inputs, recovery, listed);
-    const cloud = await convergeMade(ctx, inputs, recovery, made, deadline);
+    const { made, convergeBy } = await makeMarked(ctx, inputs, recovery, listed);
+    const cloud = await convergeMade(ctx, inputs, recovery, made, deadline, convergeBy);
     await recovery.cleanUp(cloud);
     return cloud;
   } catch (err) {
@@ -113,11 +114,13 @@ async function makeMarked(
   inputs: InstanceInputs,
   recovery: CreateRecovery<InstanceInputs>,
   listed: boolean,
-): Promise<Made> {
+): Promise<{ made: Made; convergeBy: ConvergeDeadline }> {
   for (let round = 0; ; round++) {
     const made = await recovery.make(listed && round === 0);
+    // Taken before the mark: the cloud's clock as the instance was made, not as its mark lands.
+    const convergeBy = convergeDeadline(ctx, inputs);
     const marking = await recovery.mark(made);
-    if (marking.kind === "ours") return made;
+    if (marking.kind === "ours") return { made, convergeBy };
     if (marking.kind === "unwritten") {
       const { seen, cause } = marking;
       throw isCancelled(cause, ctx.signal)
@@ -135,6 +138,7 @@ async function convergeMade(
   recovery: CreateRecovery<InstanceInputs>,
   made: Made,
   deadline: number,
+  convergeBy: ConvergeDeadline,
 ): Promise<CloudInstance> {
   const uuid = made.instance.instance_uuid;
   try {
@@ -144,7 +148,7 @@ async function convergeMade(
     let known: CloudInstance | undefined = made.instance;
     const olds = { title: inputs.title };
     return await retryUntil(
-      () => converge(ctx, uuid, olds, inputs, known).finally(() => (known = undefined)),
+      () => converge(ctx, uuid, olds, inputs, known, convergeBy).finally(() => (known = undefined)),
       { deadline, pauseMs: ctx.settings.pollIntervalMs, signal: ctx.signal },
     );
   } catch (err) {
