@@ -13,6 +13,8 @@ process.env.NODE_COMPILE_CACHE ??= path.join(__dirname, "node_modules", ".cache"
 module.exports = {
   // Node's environment, with workers that end at once when the run is over (see the file).
   testEnvironment: "<rootDir>/test/support/environment.js",
+  // @pulumi/pulumi's stack for each of its promises, left unmapped (see the file).
+  setupFilesAfterEnv: ["<rootDir>/test/support/promise-stacks.ts"],
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   // Browser tests (*.e2e.test.ts) need Chromium: they run in `npm run test:e2e`, not in `npm test`.

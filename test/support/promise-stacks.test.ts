@@ -1,0 +1,25 @@
+/**
+ * promise-stacks.ts: @pulumi/pulumi's stack for each promise keeps V8's text, every other stack is still
+ * mapped to the TypeScript it came from.
+ */
+import { debuggablePromise } from "@pulumi/pulumi/runtime/debuggable";
+
+/** The stack @pulumi/pulumi keeps on a promise it watches. */
+function recordedStack(): string {
+  const watched = Promise.resolve();
+  void debuggablePromise(watched, "a test's promise");
+  return (watched as unknown as { _debugStackTrace: string })._debugStackTrace;
+}
+
+describe("stacks in a test file", () => {
+  it("@pulumi/pulumi's promise stacks are V8's own text, naming its JavaScript", () => {
+    const [, top] = recordedStack().split("\n");
+    expect(top).toMatch(/^ {4}at debuggablePromise \(.*@pulumi\/pulumi\/runtime\/debuggable\.js:\d+:\d+\)$/);
+  });
+
+  it("an error's stack still points at the line of TypeScript that made it", () => {
+    const line = 22; // the line below
+    const error = new Error("mapped");
+    expect(error.stack?.split("\n")[1]).toContain(`promise-stacks.test.ts:${line}:`);
+  });
+});
