@@ -15,6 +15,8 @@ module.exports = {
   testEnvironment: "<rootDir>/test/support/environment.js",
   // @pulumi/pulumi's stack for each of its promises, left unmapped (see the file).
   setupFilesAfterEnv: ["<rootDir>/test/support/promise-stacks.ts"],
+  // Jest's module loader, keeping V8's compiled code between the test files of a worker (see the file).
+  runtime: "<rootDir>/test/support/runtime.js",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   // Browser tests (*.e2e.test.ts) need Chromium: they run in `npm run test:e2e`, not in `npm test`.

@@ -2,7 +2,12 @@
  * promise-stacks.ts: @pulumi/pulumi's stack for each promise keeps V8's text, every other stack is still
  * mapped to the TypeScript it came from.
  */
-import { debuggablePromise } from "@pulumi/pulumi/runtime/debuggable";
+import { readFileSync } from "node:fs";
+
+/** @pulumi/pulumi's own (internal, so not in its declarations). */
+const { debuggablePromise } = require("@pulumi/pulumi/runtime/debuggable") as {
+  debuggablePromise<T>(p: Promise<T>, ctx: string): Promise<T>;
+};
 
 /** The stack @pulumi/pulumi keeps on a promise it watches. */
 function recordedStack(): string {
@@ -18,8 +23,11 @@ describe("stacks in a test file", () => {
   });
 
   it("an error's stack still points at the line of TypeScript that made it", () => {
-    const line = 22; // the line below
     const error = new Error("mapped");
+    const line =
+      readFileSync(__filename, "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes('new Error("mapped")')) + 1;
     expect(error.stack?.split("\n")[1]).toContain(`promise-stacks.test.ts:${line}:`);
   });
 });

@@ -1,0 +1,58 @@
+/* global module, require */
+/**
+ * Jest's module loader, with V8's compiled code kept between the test files of a worker.
+ *
+ * Jest evaluates every module again for each test file, in that file's own context, and compiles it
+ * again: the scripts it makes cannot use V8's own cache (they carry a hook for `import()`). The suites
+ * load @pulumi/pulumi (770 modules), grpc-js, fastify and zod in most files, and compiling them was about
+ * a tenth of a worker's CPU (profiled). Here the first script made from a source is kept; the next time
+ * that source is loaded, V8's code cache of the kept one (which holds what running it compiled) is handed
+ * to the new script. V8 checks the data against the source and compiles afresh when it does not match
+ * (`cachedDataRejected`), so a stale entry costs time, never behaviour. Modules still run once per test
+ * file, in that file's context. A run that collects coverage compiles as jest does.
+ */
+const vm = require("node:vm");
+const Runtime = require("jest-runtime").default;
+
+/** Per source: the first script made from it, until its code cache is taken, then that cache. */
+const compiled = new Map();
+const uses = { offered: 0, accepted: 0 };
+
+class CodeCachingScript extends vm.Script {
+  constructor(source, options) {
+    const entry = compiled.get(source);
+    if (entry?.script) {
+      entry.data = entry.script.createCachedData();
+      entry.script = undefined;
+    }
+    super(source, entry?.data ? { ...options, cachedData: entry.data } : options);
+    if (entry?.data) {
+      uses.offered += 1;
+      if (!this.cachedDataRejected) uses.accepted += 1;
+    }
+    if (!entry || this.cachedDataRejected) compiled.set(source, { script: this });
+  }
+}
+
+class CodeCachingRuntime extends Runtime {
+  createScriptFromCode(source, filename) {
+    if (this._coverageOptions.collectCoverage) return super.createScriptFromCode(source, filename);
+    // jest-runtime reads `vm.Script` when it makes a script: for that moment, it is the caching one.
+    const { Script } = vm;
+    vm.Script = CodeCachingScript;
+    try {
+      return super.createScriptFromCode(source, filename);
+    } finally {
+      vm.Script = Script;
+    }
+  }
+}
+
+/** How many scripts were made with a kept code cache, and how many of those V8 accepted. */
+function codeCacheUse() {
+  return { ...uses };
+}
+
+module.exports = CodeCachingRuntime;
+module.exports.codeCacheUse = codeCacheUse;
+module.exports.CodeCachingScript = CodeCachingScript;

@@ -1,0 +1,64 @@
+/**
+ * runtime.js: a source loaded again is compiled from the code cache of its first script, runs the same,
+ * and jest-runtime still makes its scripts through `vm.Script` (or the cache would silently stop working).
+ */
+import type * as VM from "node:vm";
+import Runtime from "jest-runtime";
+
+/** The vm module itself (an `import` would give a copy of its exports), as jest-runtime sees it. */
+const vm = require("node:vm") as typeof VM;
+const { CodeCachingScript, codeCacheUse } = require("./runtime.js") as {
+  CodeCachingScript: typeof VM.Script;
+  codeCacheUse: () => { offered: number; accepted: number };
+};
+
+/** A module's code as jest wraps it, with a function that runs only when called. */
+function source(answer: number): string {
+  return `({ answer: () => { const parts = [${answer}, 0]; return parts.reduce((a, b) => a + b); } })`;
+}
+
+describe("the code-caching runtime", () => {
+  it("compiles a source loaded again from its first script's code cache, which V8 accepts", () => {
+    const before = codeCacheUse();
+    const first = new CodeCachingScript(source(42), { filename: "/first.js" });
+    expect(first.runInNewContext().answer()).toBe(42);
+    const again = new CodeCachingScript(source(42), { filename: "/again.js" });
+    expect(again.cachedDataRejected).toBe(false);
+    expect(again.runInNewContext().answer()).toBe(42);
+    expect(codeCacheUse()).toEqual({ offered: before.offered + 1, accepted: before.accepted + 1 });
+  });
+
+  it("compiles a changed source afresh", () => {
+    const before = codeCacheUse();
+    new CodeCachingScript(source(1), { filename: "/one.js" }).runInNewContext();
+    const changed = new CodeCachingScript(source(2), { filename: "/one.js" });
+    expect(changed.runInNewContext().answer()).toBe(2);
+    expect(codeCacheUse()).toEqual(before);
+  });
+
+  it("jest-runtime makes its scripts with the vm module's Script of the moment", () => {
+    const made: string[] = [];
+    const { Script } = vm;
+    class Spy extends Script {
+      constructor(code: string, options?: VM.ScriptOptions) {
+        super(code, options);
+        made.push(code);
+      }
+    }
+    const loader = {
+      _resolver: { isCoreModule: () => false },
+      _fileTransforms: new Map(),
+      wrapCodeInModuleWrapper: (code: string) => code,
+    };
+    (vm as { Script: typeof VM.Script }).Script = Spy;
+    try {
+      const { createScriptFromCode } = Runtime.prototype as unknown as {
+        createScriptFromCode(code: string, filename: string): VM.Script;
+      };
+      createScriptFromCode.call(loader, "1 + 1", "/module.js");
+    } finally {
+      (vm as { Script: typeof VM.Script }).Script = Script;
+    }
+    expect(made).toEqual(["1 + 1"]);
+  });
+});
