@@ -96,7 +96,7 @@ function typeScriptExamples(): string[] {
 
 /**
  * Each TypeScript example, under its own tsconfig, in the project `dir` (so it finds the installed package),
- * type-checked by each release; returns what it checked. Examples whose tsconfig.json are the same file
+ * type-checked by each release; returns what it checked. Examples whose tsconfig.json files say the same
  * are checked as one program of their index.ts files, which changes nothing for modules that declare no
  * globals and checks @pulumi/pulumi's declarations once per release instead of once per example.
  */
