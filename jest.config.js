@@ -18,12 +18,24 @@ module.exports = {
   // Jest's module loader, keeping V8's compiled code between the test files of a worker (see the file).
   runtime: "<rootDir>/test/support/runtime.js",
   roots: ["<rootDir>/test"],
+  // Transformed files are kept beside the dependencies, so a fresh install (npm ci, as CI runs) starts
+  // cold as a new machine does, and nothing outside the clone is written.
+  cacheDirectory: path.join(__dirname, "node_modules", ".cache", "jest"),
   testMatch: ["**/*.test.ts"],
   // Browser tests (*.e2e.test.ts) need Chromium: they run in `npm run test:e2e`, not in `npm test`.
   testPathIgnorePatterns: ["/node_modules/", "\\.e2e\\.test\\.ts$", ...SCENARIOS],
   transform: {
-    // Type errors are caught once by `npm run typecheck`; transpiling alone keeps jest fast.
-    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.jest.json" }],
+    // Each file transpiled on its own, types stripped: type errors are caught once, by `npm run typecheck`.
+    // SWC does it natively, in a few milliseconds a file: ts-jest ran TypeScript's compiler in every
+    // worker, and a clean clone's npm test spent 30 s more CPU on it (measured: 317 CPU-s against 287).
+    "^.+\\.ts$": [
+      "@swc/jest",
+      {
+        jsc: { parser: { syntax: "typescript" }, target: "es2022" },
+        module: { type: "commonjs" },
+        sourceMaps: "inline",
+      },
+    ],
   },
   moduleNameMapper: {
     "^pulumi-gpucloud$": "<rootDir>/provider/index.ts",
