@@ -38,10 +38,26 @@ describe("a wait through transient failures", () => {
   });
 
   it("gives up at its deadline, saying what it last saw and that polls were failing", async () => {
-    const result = pollUntil(spec([() => 1, unreachable]), { pollIntervalMs: 5, timeoutMs: 40 });
-    await expect(result).rejects.toBeInstanceOf(TimeoutError);
-    await expect(result).rejects.toThrow(
-      /last seen: status 1, then a poll failed \(could not reach the API\)/,
-    );
+    // The clock passes the deadline inside the failing poll: a loaded machine cannot end the wait before
+    // that poll has run (a 40 ms deadline once did), so the failure is always what the wait saw last.
+    const realNow = Date.now.bind(Date);
+    let movedMs = 0;
+    jest.spyOn(Date, "now").mockImplementation(() => realNow() + movedMs);
+    const failsAfterTheDeadline = () => {
+      movedMs = 60_000;
+      return unreachable();
+    };
+    try {
+      const result = pollUntil(spec([() => 1, failsAfterTheDeadline]), {
+        pollIntervalMs: 5,
+        timeoutMs: 30_000,
+      });
+      await expect(result).rejects.toBeInstanceOf(TimeoutError);
+      await expect(result).rejects.toThrow(
+        /timed out after 30 s .*; last seen: status 1, then a poll failed \(could not reach the API\)/,
+      );
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 });
