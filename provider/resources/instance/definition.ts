@@ -62,7 +62,8 @@ const outputs = {
       .describe("SSH password of each ssh service, keyed by the service's title."),
     sshPasswords,
   ),
-  gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name", STABLE),
+  // Not stable, as runningGpuUuid: a start with fallbackGpuUuids may move the instance to another model.
+  gpuName: field(z.string().nullable().describe("GPU model name."), "gpu_name"),
   runningGpuUuid: field(
     z
       .string()
