@@ -1,6 +1,7 @@
 /* global module, require */
 /**
- * Jest's module loader, with V8's compiled code kept between the test files of a worker.
+ * Jest's module loader, with V8's compiled code kept between the test files of a worker, and
+ * @pulumi/pulumi's package-walking library loaded only if something calls it.
  *
  * Jest evaluates every module again for each test file, in that file's own context, and compiles it
  * again: the scripts it makes cannot use V8's own cache (they carry a hook for `import()`). The suites
@@ -34,7 +35,41 @@ class CodeCachingScript extends vm.Script {
   }
 }
 
+/**
+ * @npmcli/arborist as @pulumi/pulumi's `computeCodePaths` module requires it: 495 modules that packaging a
+ * cloud function's dependencies needs and no suite calls, evaluated again for every test file that loads
+ * @pulumi/pulumi. That file gets a stand-in that loads the real module, through jest, in the test file's
+ * registry, the first time any of it is read. testing/plugin-process.ts does the same in the plugin
+ * processes the harness starts, and says why the stand-in claims to be an ES module.
+ */
+const PACKAGE_WALKER = "@npmcli/arborist";
+const CODE_PATHS = /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]closure[\\/]codePaths\.js$/;
+
+/** A stand-in for the module `load` returns, loading it when first read. */
+function loadedWhenUsed(load) {
+  let loaded;
+  const real = () => (loaded ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => (key === "__esModule" ? true : Reflect.get(real(), key)),
+      has: (_, key) => Reflect.has(real(), key),
+      ownKeys: () => Reflect.ownKeys(real()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+        return descriptor && { ...descriptor, configurable: true };
+      },
+    },
+  );
+}
+
 class CodeCachingRuntime extends Runtime {
+  requireModuleOrMock(from, moduleName) {
+    if (moduleName !== PACKAGE_WALKER || !CODE_PATHS.test(from))
+      return super.requireModuleOrMock(from, moduleName);
+    return loadedWhenUsed(() => super.requireModuleOrMock(from, moduleName));
+  }
+
   createScriptFromCode(source, filename) {
     if (this._coverageOptions.collectCoverage) return super.createScriptFromCode(source, filename);
     // jest-runtime reads `vm.Script` when it makes a script: for that moment, it is the caching one.
@@ -56,3 +91,4 @@ function codeCacheUse() {
 module.exports = CodeCachingRuntime;
 module.exports.codeCacheUse = codeCacheUse;
 module.exports.CodeCachingScript = CodeCachingScript;
+module.exports.loadedWhenUsed = loadedWhenUsed;

@@ -1,15 +1,20 @@
 /**
  * runtime.js: a source loaded again is compiled from the code cache of its first script, runs the same,
- * and jest-runtime still makes its scripts through `vm.Script` (or the cache would silently stop working).
+ * and jest-runtime still makes its scripts through `vm.Script` (or the cache would silently stop working);
+ * @pulumi/pulumi's package walker, loaded when first used, works when used.
  */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import type * as VM from "node:vm";
 import Runtime from "jest-runtime";
 
 /** The vm module itself (an `import` would give a copy of its exports), as jest-runtime sees it. */
 const vm = require("node:vm") as typeof VM;
-const { CodeCachingScript, codeCacheUse } = require("./runtime.js") as {
+const { CodeCachingScript, codeCacheUse, loadedWhenUsed } = require("./runtime.js") as {
   CodeCachingScript: typeof VM.Script;
   codeCacheUse: () => { offered: number; accepted: number };
+  loadedWhenUsed: <T extends object>(load: () => T) => T;
 };
 
 /** A module's code as jest wraps it, with a function that runs only when called. */
@@ -60,5 +65,38 @@ describe("the code-caching runtime", () => {
       (vm as { Script: typeof VM.Script }).Script = Script;
     }
     expect(made).toEqual(["1 + 1"]);
+  });
+});
+
+describe("a module loaded when first used", () => {
+  it("is loaded by the first read, once, and reads as the module", () => {
+    const loads: string[] = [];
+    const stand = loadedWhenUsed(() => {
+      loads.push("loaded");
+      return { Walker: class Walker {}, version: "1" };
+    });
+    expect(loads).toEqual([]);
+    expect((stand as { __esModule?: boolean }).__esModule).toBe(true);
+    expect(loads).toEqual([]);
+    expect(stand.version).toBe("1");
+    expect(new stand.Walker()).toBeInstanceOf(stand.Walker);
+    expect(Object.keys(stand)).toEqual(["Walker", "version"]);
+    expect(loads).toEqual(["loaded"]);
+  });
+
+  it("is what @pulumi/pulumi's computeCodePaths gets in a test file, and works there", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "code-paths-"));
+    const cwd = process.cwd();
+    try {
+      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "p", dependencies: {} }));
+      fs.writeFileSync(path.join(dir, "included.js"), "module.exports = 1;\n");
+      process.chdir(dir);
+      const pulumi = await import("@pulumi/pulumi");
+      const paths = await pulumi.runtime.computeCodePaths({ extraIncludePaths: ["included.js"] });
+      expect([...paths.keys()]).toEqual(["included.js"]);
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
