@@ -19,14 +19,14 @@ export interface PluginProcessOptions {
 /**
  * Node running `script` with `args` (as `node script ...args` would), ending when its stdin, a pipe from
  * this process, closes: when this process ends, however it ends (a test runner killed with SIGKILL runs
- * no exit hook), nothing it started is left behind. @pulumi/pulumi's package walker is loaded when first
- * used, not at start (see `deferPackageWalker`).
+ * no exit hook), nothing it started is left behind. Two modules of @pulumi/pulumi that such a process
+ * never uses are loaded when first used, not at start (see `deferUnusedModules`).
  */
 export function nodeExitingWithEngine(script: string, args: string[]): { command: string; args: string[] } {
   // Unreferenced: the pipe must not keep alive a program that ends by itself (a pack that fails to load).
   const exitWithEngine =
     'process.stdin.on("end", () => process.exit()).on("error", () => process.exit()).resume().unref();';
-  const prelude = `${exitWithEngine} (${deferPackageWalker.toString()})();`;
+  const prelude = `${exitWithEngine} (${deferUnusedModules.toString()})();`;
   // Under -e, process.argv[1] is the first argument: a placeholder where `node script` would put the script.
   return {
     command: process.execPath,
@@ -35,26 +35,33 @@ export function nodeExitingWithEngine(script: string, args: string[]): { command
 }
 
 /**
- * Runs in the plugin process, before its script (so it must use nothing from outside itself): when
- * @pulumi/pulumi's `computeCodePaths` module requires @npmcli/arborist, it gets a stand-in that loads the
- * real module the first time any of it is read. Loading @pulumi/pulumi loads that module, 495 modules
- * that cost a third of a CPU-second, about a third of the process's start on Node.js 24 (0.61 against 0.37
- * CPU-s, measured), for `computeCodePaths` alone, which packages a cloud function's dependencies and which
- * neither a provider server nor a policy pack calls. Each operation starts these processes afresh, as the
- * engine does, and the process behaves the same: only the moment that module loads moves. The stand-in
- * says it is an ES module, so TypeScript's `__importStar`, how @pulumi/pulumi imports it, keeps the
- * stand-in instead of reading every property of it at once.
+ * Runs in the plugin process, before its script (so it must use nothing from outside itself): two modules
+ * @pulumi/pulumi requires as it loads, for work neither a provider server nor a policy pack does, get a
+ * stand-in that loads the real module the first time any of it is read:
+ * - @npmcli/arborist, as `computeCodePaths`' module requires it: 495 modules, for packaging a cloud
+ *   function's dependencies;
+ * - TypeScript, through @pulumi/pulumi's typescript-shim (which also picks the copy): 9 MB of JavaScript
+ *   that the closure serializer parses a function's source with, which the program does when it registers
+ *   a dynamic resource, never the server that runs the provider.
+ * Together they were most of the process's start on Node.js 24: loading @pulumi/pulumi took 0.64 CPU-s,
+ * 0.39 without the first, 0.29 without both (measured, compile cache warm). Each operation starts these
+ * processes afresh, as the engine does, and the process behaves the same: only the moment those modules
+ * load moves. The stand-in says it is an ES module, so TypeScript's `__importStar`, how @pulumi/pulumi
+ * imports arborist, keeps the stand-in instead of reading every property of it at once.
  */
-export function deferPackageWalker(): void {
+export function deferUnusedModules(): void {
   const Module = require("node:module") as {
     _load: (request: string, parent: unknown, isMain: boolean) => unknown;
   };
   const load = Module._load;
+  const pulumiFile = /[\\/]@pulumi[\\/]pulumi[\\/]/;
   const codePaths = /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]closure[\\/]codePaths\.js$/;
+  const deferred = (request: string, from: string) =>
+    (request === "@npmcli/arborist" && codePaths.test(from)) ||
+    (/[\\/]typescript-shim$/.test(request) && pulumiFile.test(from));
   Module._load = function (this: unknown, request, parent, isMain) {
     const from = (parent as { filename?: string } | null)?.filename ?? "";
-    if (request !== "@npmcli/arborist" || !codePaths.test(from))
-      return load.call(this, request, parent, isMain);
+    if (!deferred(request, from)) return load.call(this, request, parent, isMain);
     let loaded: object | undefined;
     const real = () => (loaded ??= load.call(this, request, parent, isMain) as object);
     return new Proxy(

@@ -1,7 +1,8 @@
 /**
- * The plugin processes the harness starts (a dynamic-provider server, a policy pack) load
- * @pulumi/pulumi's package walker, @npmcli/arborist, only when something uses it: not at start, and
- * whole and working the first time `computeCodePaths`, its one user, runs.
+ * The plugin processes the harness starts (a dynamic-provider server, a policy pack) load two modules of
+ * @pulumi/pulumi only when something uses them: not at start, and whole and working the first time their
+ * users run. Its package walker, @npmcli/arborist, for `computeCodePaths`; TypeScript, for the closure
+ * serializer (`serializeFunction`).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,11 +13,15 @@ import { nodeExitingWithEngine } from "../../testing/plugin-process";
 
 const run = promisify(execFile);
 
-/** What the script saw: the package walker loaded at start, after `computeCodePaths`, and what that found. */
+/**
+ * What the script saw: which of the two modules were loaded at start, after `computeCodePaths` and
+ * `serializeFunction` ran, and what those found.
+ */
 interface Seen {
-  atStart: boolean;
-  afterUse: boolean;
+  atStart: string[];
+  afterUse: string[];
   codePaths: string[];
+  serialized: boolean;
 }
 
 let dir: string;
@@ -29,12 +34,17 @@ beforeAll(() => {
   fs.writeFileSync(
     script,
     `const pulumi = require(${JSON.stringify(require.resolve("@pulumi/pulumi"))});
-const walkerLoaded = () => Object.keys(require.cache).some((f) => f.includes("@npmcli/arborist"));
-const atStart = walkerLoaded();
-pulumi.runtime.computeCodePaths({ extraIncludePaths: ["included.js"] }).then((paths) => {
-  process.stdout.write(JSON.stringify({ atStart, afterUse: walkerLoaded(), codePaths: [...paths.keys()] }));
+const modules = { walker: /[\\\\/]@npmcli[\\\\/]arborist[\\\\/]/, typescript: /[\\\\/]typescript(@[\\d.]+)?[\\\\/](lib[\\\\/])?typescript\\.js$/ };
+const loaded = () => Object.keys(modules).filter((name) => Object.keys(require.cache).some((f) => modules[name].test(f)));
+const atStart = loaded();
+(async () => {
+  const paths = await pulumi.runtime.computeCodePaths({ extraIncludePaths: ["included.js"] });
+  const answer = 42;
+  const { text } = await pulumi.runtime.serializeFunction(() => answer);
+  const serialized = text.includes("42");
+  process.stdout.write(JSON.stringify({ atStart, afterUse: loaded(), codePaths: [...paths.keys()], serialized }));
   process.exit(0);
-});
+})();
 `,
   );
 });
@@ -46,16 +56,22 @@ async function seen(command: string, args: string[]): Promise<Seen> {
 }
 
 describe("a plugin process the harness starts", () => {
-  it("loads @pulumi/pulumi without its package walker, and loads it whole when computeCodePaths uses it", async () => {
+  it("loads @pulumi/pulumi without its package walker and TypeScript, and loads each when its user runs", async () => {
     const { command, args } = nodeExitingWithEngine(script, []);
-    expect(await seen(command, args)).toEqual({ atStart: false, afterUse: true, codePaths: ["included.js"] });
+    expect(await seen(command, args)).toEqual({
+      atStart: [],
+      afterUse: ["walker", "typescript"],
+      codePaths: ["included.js"],
+      serialized: true,
+    });
   });
 
-  it("differs from node running the script alone only there: @pulumi/pulumi loads the walker at once", async () => {
+  it("differs from node running the script alone only there: @pulumi/pulumi loads both at once", async () => {
     expect(await seen(process.execPath, [script])).toEqual({
-      atStart: true,
-      afterUse: true,
+      atStart: ["walker", "typescript"],
+      afterUse: ["walker", "typescript"],
       codePaths: ["included.js"],
+      serialized: true,
     });
   });
 });

@@ -1,7 +1,7 @@
 /* global module, require */
 /**
- * Jest's module loader, with V8's compiled code kept between the test files of a worker, and
- * @pulumi/pulumi's package-walking library loaded only if something calls it.
+ * Jest's module loader, with V8's compiled code kept between the test files of a worker, and two modules
+ * of @pulumi/pulumi that most files never use loaded only if something calls them.
  *
  * Jest evaluates every module again for each test file, in that file's own context, and compiles it
  * again: the scripts it makes cannot use V8's own cache (they carry a hook for `import()`). The suites
@@ -36,14 +36,20 @@ class CodeCachingScript extends vm.Script {
 }
 
 /**
- * @npmcli/arborist as @pulumi/pulumi's `computeCodePaths` module requires it: 495 modules that packaging a
- * cloud function's dependencies needs and no suite calls, evaluated again for every test file that loads
- * @pulumi/pulumi. That file gets a stand-in that loads the real module, through jest, in the test file's
- * registry, the first time any of it is read. testing/plugin-process.ts does the same in the plugin
- * processes the harness starts, and says why the stand-in claims to be an ES module.
+ * Two modules @pulumi/pulumi requires as it loads, evaluated again for every test file that loads it, for
+ * work few suites do: @npmcli/arborist as `computeCodePaths`' module requires it (495 modules, for
+ * packaging a cloud function's dependencies, which no suite does), and TypeScript through @pulumi/pulumi's
+ * typescript-shim (9 MB of JavaScript, for serializing a dynamic provider's functions, which the files that
+ * run a stack through the engine's mocks do). The requiring file gets a stand-in that loads the real
+ * module, through jest, in the test file's registry, the first time any of it is read.
+ * testing/plugin-process.ts does the same in the plugin processes the harness starts, and says why the
+ * stand-in claims to be an ES module.
  */
-const PACKAGE_WALKER = "@npmcli/arborist";
+const PULUMI_FILE = /[\\/]@pulumi[\\/]pulumi[\\/]/;
 const CODE_PATHS = /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]closure[\\/]codePaths\.js$/;
+const deferred = (moduleName, from) =>
+  (moduleName === "@npmcli/arborist" && CODE_PATHS.test(from)) ||
+  (/[\\/]typescript-shim$/.test(moduleName) && PULUMI_FILE.test(from));
 
 /** A stand-in for the module `load` returns, loading it when first read. */
 function loadedWhenUsed(load) {
@@ -65,8 +71,7 @@ function loadedWhenUsed(load) {
 
 class CodeCachingRuntime extends Runtime {
   requireModuleOrMock(from, moduleName) {
-    if (moduleName !== PACKAGE_WALKER || !CODE_PATHS.test(from))
-      return super.requireModuleOrMock(from, moduleName);
+    if (!deferred(moduleName, from)) return super.requireModuleOrMock(from, moduleName);
     return loadedWhenUsed(() => super.requireModuleOrMock(from, moduleName));
   }
 

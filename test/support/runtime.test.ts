@@ -84,6 +84,13 @@ describe("a module loaded when first used", () => {
     expect(loads).toEqual(["loaded"]);
   });
 
+  it("is what @pulumi/pulumi's closure serializer gets for TypeScript in a test file, and works there", async () => {
+    const pulumi = await import("@pulumi/pulumi");
+    const answer = 42;
+    const { text } = await pulumi.runtime.serializeFunction(() => answer);
+    expect(text).toContain("42");
+  });
+
   it("is what @pulumi/pulumi's computeCodePaths gets in a test file, and works there", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "code-paths-"));
     const cwd = process.cwd();
