@@ -6,10 +6,10 @@
  * @pulumi/pulumi, the newest @pulumi/policy (for the cost guard policy pack), the @types/node of that
  * release and the fleet example's tsconfig; installed by that Node.js without an engine warning beyond the
  * one troubleshooting explains; exactly one copy of @pulumi/pulumi in it; compiled with its own TypeScript
- * without skipLibCheck; and test/e2e/fleet-check.ts run there. In the oldest and the newest project, every
- * TypeScript example also compiles under its own tsconfig with the TypeScript releases a fresh
- * `npm install typescript` may bring (TYPESCRIPT_RELEASES, from the registry). Downloads from the registry, so it is not part of `npm test`;
- * leaves nothing behind.
+ * without skipLibCheck; and test/e2e/fleet-check.ts run there. In the oldest and the newest project, the
+ * fleet check also runs the cost guard, and every TypeScript example compiles under its own tsconfig with
+ * the TypeScript releases a fresh `npm install typescript` may bring (TYPESCRIPT_RELEASES, from the
+ * registry). Downloads from the registry, so it is not part of `npm test`; leaves nothing behind.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -51,17 +51,14 @@ function variantOf(major: NodeMajor, node: string): Variant {
   };
 }
 
-/** npm run by the variant's Node.js, so that engine checks and lifecycle scripts see that version. */
+/**
+ * npm run by the variant's Node.js, so that engine checks and lifecycle scripts see that version: the npm
+ * that runs this script (`npm run test:e2e` says which in npm_execpath), else the one beside this Node.js.
+ */
 function npm(variant: Variant, args: string[], cwd: string) {
-  const npmCli = path.join(
-    path.dirname(process.execPath),
-    "..",
-    "lib",
-    "node_modules",
-    "npm",
-    "bin",
-    "npm-cli.js",
-  );
+  const npmCli =
+    process.env.npm_execpath ??
+    path.join(path.dirname(process.execPath), "..", "lib", "node_modules", "npm", "bin", "npm-cli.js");
   const env = { ...process.env, PATH: `${path.dirname(variant.node)}${path.delimiter}${process.env.PATH}` };
   return sh(variant.node, [npmCli, ...args], cwd, env);
 }
@@ -195,8 +192,13 @@ async function installProject(variant: Variant, tarball: string, scratch: string
   return { variant, dir, pulumi: copies[0] };
 }
 
+/**
+ * The project's own compile and the fleet check; with `bracket` (the oldest and the newest project), the
+ * cost guard too and every TypeScript example with `releases`.
+ */
 async function check(
   { variant, dir, pulumi }: InstalledProject,
+  bracket: boolean,
   releases: TypeScriptRelease[],
 ): Promise<void> {
   const started = Date.now();
@@ -206,11 +208,11 @@ async function check(
     [path.join(dir, "node_modules", "typescript", "bin", "tsc"), "--pretty", "false"],
     dir,
   );
-  const { stdout } = await sh(variant.node, [path.join(dir, "bin", "fleet-check.js")], dir);
-  const examples =
-    releases.length > 0
-      ? await checkExamples(variant, dir, releases)
-      : "examples: see the oldest and newest Node.js";
+  const costGuard = bracket ? ["--cost-guard"] : [];
+  const { stdout } = await sh(variant.node, [path.join(dir, "bin", "fleet-check.js"), ...costGuard], dir);
+  const examples = bracket
+    ? await checkExamples(variant, dir, releases)
+    : "examples: see the oldest and newest Node.js";
   process.stdout.write(
     `\n== ${variant.name}: @pulumi/pulumi ${pulumi}, compiled without skipLibCheck\n${stdout}${examples}\n` +
       `(${seconds(started)})\n`,
@@ -238,6 +240,11 @@ async function main(): Promise<void> {
   assertBuilt();
   const started = Date.now();
   const scratch = await fs.promises.mkdtemp(path.join(os.tmpdir(), "gpucloud-e2e-"));
+  // Node.js 22 and later keep the code each process compiles here, so the tens of processes a project's
+  // check starts (provider servers, policy packs, each loading @pulumi/pulumi; TypeScript's compilers)
+  // compile it once; Node.js 20 ignores it. In the scratch folder: the projects' paths are new each run,
+  // so a cache kept elsewhere would only grow.
+  process.env.NODE_COMPILE_CACHE = path.join(scratch, "compile-cache");
   try {
     const [variants, tarball, releases] = await Promise.all([
       Promise.all(TESTED_NODE_MAJORS.map(async (major) => variantOf(major, await nodeOf(major, scratch)))),
@@ -248,10 +255,12 @@ async function main(): Promise<void> {
     const installing = Date.now();
     const projects = await Promise.all(variants.map((variant) => installProject(variant, tarball, scratch)));
     process.stdout.write(`${projects.length} projects installed side by side in ${seconds(installing)}\n`);
-    // The examples' compile differs by @types/node and @pulumi/pulumi, which the oldest and the newest
-    // projects span; each project's own compile covers the ones between.
-    const releasesFor = (i: number) => (i === 0 || i === projects.length - 1 ? releases : []);
-    await twoAtATime(projects.map((project, i) => () => check(project, releasesFor(i))));
+    // The examples' compile differs by @types/node and @pulumi/pulumi, and the cost guard's policy pack
+    // by @pulumi/pulumi and Node.js, which the oldest and the newest projects span; each project's own
+    // compile and fleet check cover the ones between, and the scenario suites run the cost guard on
+    // Node.js 24 (fleet-cost-guard.test.ts, policy-packs.test.ts).
+    const bracket = (i: number) => i === 0 || i === projects.length - 1;
+    await twoAtATime(projects.map((project, i) => () => check(project, bracket(i), releases)));
     process.stdout.write(`\nend-to-end checks passed in ${seconds(started)}\n`);
   } finally {
     await fs.promises.rm(scratch, { recursive: true, force: true });

@@ -6,8 +6,9 @@
  * secret in the outputs and sealed in the state file. Then the cost guard policy pack the package ships
  * (node_modules/pulumi-gpucloud/policy-pack, with the project's @pulumi/policy) against the same example,
  * through both front doors: over budget fails at preview with the total and the instances, within budget
- * passes, instances without an idle policy are reported, a catalogue that is down is a violation.
- * Prints one line per step; exits non-zero on a surprise.
+ * passes, instances without an idle policy are reported, a catalogue that is down is a violation (with
+ * --cost-guard: dev/e2e.ts asks for it on the oldest and the newest Node.js). Prints one line per step;
+ * exits non-zero on a surprise.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -116,9 +117,13 @@ async function main(): Promise<void> {
     assert.deepEqual(stack.current.resources, []);
     assert.equal((await api.instances.list()).total, 0);
 
-    await costGuard(emulator.url, "dynamic providers");
-    await costGuard(emulator.url, "native plugin", nativeFrontDoor());
-    assert.equal((await api.instances.list()).total, 0);
+    if (process.argv.includes("--cost-guard")) {
+      await costGuard(emulator.url, "dynamic providers");
+      await costGuard(emulator.url, "native plugin", nativeFrontDoor());
+      assert.equal((await api.instances.list()).total, 0);
+    } else {
+      process.stdout.write("cost guard: see the oldest and newest Node.js\n");
+    }
   } finally {
     await stack.close();
     await api.close();

@@ -1,6 +1,6 @@
 /**
  * The documentation's recipes, followed as written (see recipe.ts), in folders outside the repository
- * with this package installed from `npm pack`'s tarball (nothing downloaded: install.e2e.test.ts makes the
+ * with this package installed from `npm pack`'s tarball (nothing downloaded: the install-*.e2e.test.ts suites make the
  * same installs with npm itself, in `npm run test:e2e`):
  * - the README's "Your own project": a program and its test from an empty folder, then the program under
  *   the CLI recipe;

@@ -56,7 +56,7 @@ export interface RecipeOptions {
    * Whose TypeScript `npx tsc` runs: the project's own, as npx finds it, which type-checks as the user's
    * does; or this repository's (default), which only emits the JavaScript the recipe runs next
    * (`--noCheck`, a quarter of the CPU). The recipes' code is type-checked elsewhere: as written in
-   * docs-snippets.test.ts, and with each recipe's own tsconfig by install.e2e.test.ts, which follows the
+   * docs-snippets.test.ts, and with each recipe's own tsconfig by the install-*.e2e.test.ts suites, which follow the
    * same recipes with `typescript: "project"`.
    */
   typescript?: "repository" | "project";
