@@ -8,7 +8,7 @@ import { DURATION_NAMES } from "./core/durations";
 import { errorStatusMode } from "./core/http/envelope";
 import { OptionError } from "./core/options";
 import { terminalText } from "./core/terminal-text";
-import { startEmulator } from "./index";
+import { startEmulator, type RunningEmulator } from "./index";
 import type { EmulatorOptions, GpuStock } from "./core/emulator-options";
 
 const HELP = `Usage: gpucloud-emulator [options]
@@ -205,17 +205,21 @@ function adminKeyFromEnvironment(): string | undefined {
   return key === undefined || key === "" ? undefined : key;
 }
 
+/**
+ * The emulator the flags `argv` describe, started; or "help" when they ask for it. Throws on flags it
+ * refuses, before anything listens: `refusal` says why on one line.
+ */
+export async function startFromArguments(argv: string[]): Promise<RunningEmulator | "help"> {
+  const options = optionsFrom(argv);
+  return options === "help" ? "help" : startEmulator(options);
+}
+
 async function main(): Promise<void> {
-  const options = optionsFrom(process.argv.slice(2));
-  if (options === "help") {
-    process.stdout.write(HELP);
-    return;
-  }
-  const starting = startEmulator(options);
+  const starting = startFromArguments(process.argv.slice(2));
   // Handlers go in before the listening line: a supervisor may signal as soon as it reads that line.
   const stop = () => {
     starting
-      .then((running) => running.close())
+      .then((running) => (running === "help" ? undefined : running.close()))
       .then(
         () => process.exit(0),
         () => process.exit(1),
@@ -224,6 +228,8 @@ async function main(): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   const running = await starting;
+  // The signal handlers keep nothing alive: after the help, the process ends by itself.
+  if (running === "help") return void process.stdout.write(HELP);
   process.stdout.write(`gpucloud emulator listening on ${running.url}\n`);
   for (const notice of running.emulator.notices)
     process.stderr.write(`gpucloud-emulator: ${terminalText(notice)}\n`);
@@ -233,13 +239,15 @@ async function main(): Promise<void> {
  * One line, no stack trace: every start failure is the user's to fix, and the message says how. It may
  * quote the user's files (a seed's unknown field), so what a terminal would act on is shown escaped.
  */
-function describe(error: unknown): string {
+export function refusal(error: unknown): string {
   if (error instanceof OptionError)
     return terminalText(`${FLAGS[error.option] ?? error.option}: ${error.rule}; see --help`);
   return terminalText((error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " "));
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`gpucloud-emulator: ${describe(error)}\n`);
-  process.exit(2);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`gpucloud-emulator: ${refusal(error)}\n`);
+    process.exit(2);
+  });
+}

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import ts from "typescript";
+import { refusal, startFromArguments } from "../../emulator/cli";
 import { terminalControls } from "../support/terminal";
 
 const ROOT = join(__dirname, "..", "..");
@@ -65,6 +66,58 @@ async function runToEnd(
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const code = await exitCode(child);
   return { code, stdout, stderr };
+}
+
+/** Flags the CLI refuses, and what its one line says. */
+const REFUSALS: [string[], string][] = [
+  [["--port", "seventy"], "--port: 'seventy' is not a number"],
+  [["--port", "70000"], "--port: must be at most 65535"],
+  [["--balance=-5"], "--balance: must be a decimal number of at least 0"],
+  [["--time-scale=-1"], "--time-scale: must be at least 0"],
+  [["--time-scale", "-1"], "--time-scale"],
+  [["--rate-limit", "1.5"], "--rate-limit: must be an integer"],
+  [["--latency", "/instance/create_by_podd=5"], "--latency: /instance/create_by_podd is not an API path"],
+  [["--latency", "/instance/list=fast"], "--latency: '/instance/list=fast' is not NAME=N"],
+  [["--latency", "default=700000"], "--latency: default: must be at most 600000"],
+  [["--durations", "boot=60,warp=3"], "--durations: warp is not a duration"],
+  [["--durations", "boot=-1"], "--durations: 'boot=-1' is not NAME=N"],
+  [["--durations", "boot=1,boot=2"], "--durations: boot is given twice"],
+  [["--durations", "__proto__=5"], "--durations: __proto__ is not a duration"],
+  [["--latency", "__proto__=5"], "--latency: __proto__ is not an API path"],
+  [["--utilization", "120"], "--utilization: gpu: must be at most 100"],
+  [["--utilization", "10,20,30"], "--utilization: '10,20,30' is not GPU or GPU,FB"],
+  [["--request-timeout", "0"], "--request-timeout: must be at least 1"],
+  [["--max-connections", "many"], "--max-connections: 'many' is not a number"],
+  [["--api-key", "bad key"], "--api-key: [0]: must be KEY or USER:KEY"],
+  [["--admin-key", "short"], "--admin-key (or GPUCLOUD_EMULATOR_ADMIN_KEY): must be at least 16 characters"],
+  [["--allowed-host", "http://x.example/"], "--allowed-host: [0]: must be a host name"],
+  [["--seed", "/nonexistent/seed.json"], "seed file /nonexistent/seed.json cannot be read (ENOENT)"],
+  [
+    ["--gpu-stock", "4090D=x"],
+    "--gpu-stock: '4090D=x' is not MODEL=CARDS, MODEL=~PROBABILITY or MODEL=CARDS~PROBABILITY",
+  ],
+  [["--gpu-stock", "4090D="], "--gpu-stock: '4090D=' is not MODEL=CARDS"],
+  [["--gpu-stock", "=3"], "--gpu-stock: '=3' is not MODEL=CARDS"],
+  [["--gpu-stock", "4090D=1,4090D=2"], "--gpu-stock: 4090D is given twice"],
+  [
+    ["--gpu-stock", "4090X=1"],
+    "--gpu-stock: 4090X is no GPU model of the catalogue (4080, 4090D, 5090, 3090)",
+  ],
+  [["--gpu-stock", "5090=~1.5"], "--gpu-stock: 5090.refuse_probability: must be at most 1"],
+  [["--gpu-stock", "__proto__=1"], "--gpu-stock: __proto__ is no GPU model of the catalogue"],
+];
+
+/** What the CLI would print on its one stderr line for `args`, found in this process. */
+async function refusalOf(args: string[]): Promise<string> {
+  const line = await startFromArguments(["--port", "0", ...args]).then(
+    async (running) => {
+      if (running !== "help") await running.close();
+      return undefined;
+    },
+    (error: unknown) => refusal(error),
+  );
+  if (line === undefined) throw new Error(`${JSON.stringify(args)} was not refused`);
+  return line;
 }
 
 // One transpiled copy for the whole file: transpiling the emulator takes seconds.
@@ -194,52 +247,27 @@ describe("gpucloud-emulator CLI", () => {
     expect(shown?.[1]).toBe(stdout);
   });
 
-  it.each([
-    [["--port", "seventy"], "--port: 'seventy' is not a number"],
-    [["--port", "70000"], "--port: must be at most 65535"],
-    [["--balance=-5"], "--balance: must be a decimal number of at least 0"],
-    [["--time-scale=-1"], "--time-scale: must be at least 0"],
-    [["--time-scale", "-1"], "--time-scale"],
-    [["--rate-limit", "1.5"], "--rate-limit: must be an integer"],
-    [["--latency", "/instance/create_by_podd=5"], "--latency: /instance/create_by_podd is not an API path"],
-    [["--latency", "/instance/list=fast"], "--latency: '/instance/list=fast' is not NAME=N"],
-    [["--latency", "default=700000"], "--latency: default: must be at most 600000"],
-    [["--durations", "boot=60,warp=3"], "--durations: warp is not a duration"],
-    [["--durations", "boot=-1"], "--durations: 'boot=-1' is not NAME=N"],
-    [["--durations", "boot=1,boot=2"], "--durations: boot is given twice"],
-    [["--durations", "__proto__=5"], "--durations: __proto__ is not a duration"],
-    [["--latency", "__proto__=5"], "--latency: __proto__ is not an API path"],
-    [["--utilization", "120"], "--utilization: gpu: must be at most 100"],
-    [["--utilization", "10,20,30"], "--utilization: '10,20,30' is not GPU or GPU,FB"],
-    [["--request-timeout", "0"], "--request-timeout: must be at least 1"],
-    [["--max-connections", "many"], "--max-connections: 'many' is not a number"],
-    [["--api-key", "bad key"], "--api-key: [0]: must be KEY or USER:KEY"],
-    [
-      ["--admin-key", "short"],
-      "--admin-key (or GPUCLOUD_EMULATOR_ADMIN_KEY): must be at least 16 characters",
-    ],
-    [["--allowed-host", "http://x.example/"], "--allowed-host: [0]: must be a host name"],
-    [["--seed", "/nonexistent/seed.json"], "seed file /nonexistent/seed.json cannot be read (ENOENT)"],
-    [
-      ["--gpu-stock", "4090D=x"],
-      "--gpu-stock: '4090D=x' is not MODEL=CARDS, MODEL=~PROBABILITY or MODEL=CARDS~PROBABILITY",
-    ],
-    [["--gpu-stock", "4090D="], "--gpu-stock: '4090D=' is not MODEL=CARDS"],
-    [["--gpu-stock", "=3"], "--gpu-stock: '=3' is not MODEL=CARDS"],
-    [["--gpu-stock", "4090D=1,4090D=2"], "--gpu-stock: 4090D is given twice"],
-    [
-      ["--gpu-stock", "4090X=1"],
-      "--gpu-stock: 4090X is no GPU model of the catalogue (4080, 4090D, 5090, 3090)",
-    ],
-    [["--gpu-stock", "5090=~1.5"], "--gpu-stock: 5090.refuse_probability: must be at most 1"],
-    [["--gpu-stock", "__proto__=1"], "--gpu-stock: __proto__ is no GPU model of the catalogue"],
-  ])("refuses %j with one line naming the option, exit code 2 and no banner", async (args, message) => {
-    const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", ...args]);
-    expect(code).toBe(2);
-    expect(stdout).toBe("");
-    expect(stderr.trim().split("\n")).toHaveLength(1);
-    expect(stderr).toContain(message);
-  });
+  it.each(REFUSALS)(
+    "refuses %j with one line naming the option, before anything listens",
+    async (args, message) => {
+      const line = await refusalOf(args);
+      expect(line).not.toContain("\n");
+      expect(line).toContain(message);
+    },
+  );
+
+  // The refusals above, as the command prints them: one of each kind (a flag read wrong, an option the
+  // emulator refuses, a file it cannot read) run as the process users start.
+  it.each(["--port", "--balance=-5", "--seed"].map((flag) => REFUSALS.find(([args]) => args[0] === flag)!))(
+    "as a process, refuses %j with that line alone on stderr, exit code 2 and no banner",
+    async (args, message) => {
+      const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", ...args]);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toBe(`gpucloud-emulator: ${await refusalOf(args)}\n`);
+      expect(stderr).toContain(message);
+    },
+  );
 
   it("prints what it quotes of a seed file escaped, on one line: the file cannot clear the screen or forge a line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gpucloud-cli-seed-"));
@@ -320,14 +348,22 @@ describe("gpucloud-emulator --state", () => {
   ])("refuses a state file with %s, names it, and leaves it as it was", async (_what, text, problem) => {
     const file = join(dir, `bad-${Math.random().toString(36).slice(2)}.json`);
     writeFileSync(file, text);
+    const line = await refusalOf(["--state", file]);
+    expect(line).not.toContain("\n");
+    expect(line).toContain(`state file ${file}`);
+    expect(line).toContain(problem);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("as a process, refuses a state file it cannot read with that line alone on stderr, exit code 2", async () => {
+    const file = join(dir, "truncated.json");
+    writeFileSync(file, '{"version": 1, "now": 17');
     const { code, stdout, stderr } = await runToEnd(out, ["--port", "0", "--state", file]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr.trim().split("\n")).toHaveLength(1);
-    expect(stderr).toContain(`state file ${file}`);
-    expect(stderr).toContain(problem);
-    expect(stderr).not.toMatch(/\n\s+at /);
-    expect(readFileSync(file, "utf8")).toBe(text);
+    expect(stderr).toBe(`gpucloud-emulator: ${await refusalOf(["--state", file])}\n`);
+    expect(stderr).toContain("is not valid JSON");
+    expect(readFileSync(file, "utf8")).toBe('{"version": 1, "now": 17');
   });
 
   it("refuses a second emulator on a state file in use, naming the first's pid; takes over after a SIGKILL, saying so", async () => {
