@@ -8,7 +8,8 @@
  * undici 7 a 32-connection pool that had refused 32 such requests queued every later request forever,
  * where no abort reaches it. A Client that refuses a request stays as usable as before.
  */
-import { Client, errors } from "undici";
+import type { Client } from "undici";
+import { undici } from "./http-library";
 
 /** How long an idle connection stays open for the next attempt. */
 const KEEP_ALIVE_MS = 10_000;
@@ -29,10 +30,13 @@ export class Connections {
 
   /** The connection used last (the likeliest to be still open), or a new one. */
   take(): Client {
-    if (this.closed) throw new errors.ClientClosedError();
+    if (this.closed) throw new (undici().errors.ClientClosedError)();
     const connection =
       this.idle.pop() ??
-      new Client(this.origin, { keepAliveTimeout: KEEP_ALIVE_MS, maxResponseSize: this.maxResponseBytes });
+      new (undici().Client)(this.origin, {
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        maxResponseSize: this.maxResponseBytes,
+      });
     this.open.add(connection);
     return connection;
   }

@@ -6,7 +6,7 @@
  * (slots.ts), deadlines, the cloud's clock, and the onRequest hook. API areas call `call()` and nothing else.
  */
 import type { Readable } from "node:stream";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import {
   describeBody,
@@ -34,6 +34,7 @@ import {
   UnreadableAnswerError,
   type ErrorContext,
 } from "./errors";
+import { undici } from "./http-library";
 import { PacingGate, type GatePass } from "./pacing-gate";
 import {
   decide,
@@ -535,7 +536,7 @@ export class Transport {
     let settled = false;
     const exchanged = (async (): Promise<Exchanged> => {
       try {
-        const res = await request(this.origin + relPath, {
+        const res = await undici().request(this.origin + relPath, {
           dispatcher: connection,
           method: spec.method,
           headers: this.headers(body),

@@ -4,7 +4,8 @@
  * an API root all mean a server is there); a 5xx (a gateway in front of a service still starting) or a
  * failed connection does not.
  */
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
+import { undici } from "../../../sdk/http-library";
 import {
   instanceStatusName,
   isTransientError,
@@ -54,7 +55,7 @@ export async function waitForServices(
 ): Promise<CloudInstance> {
   const cloudDeadline = deadline.cloud ?? Infinity;
   const reads = instanceReads(ctx);
-  const agent = new Agent({ connect: { timeout: ctx.settings.requestTimeoutMs } });
+  const agent = new (undici().Agent)({ connect: { timeout: ctx.settings.requestTimeoutMs } });
   let lastSeen = "no answer yet";
   try {
     return await retryUntil(
@@ -127,7 +128,7 @@ async function ask(
 ): Promise<string | undefined> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const answer = await request(url, {
+    const answer = await undici().request(url, {
       dispatcher: agent,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
