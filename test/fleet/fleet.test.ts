@@ -122,7 +122,9 @@ describe.each(["dynamic", "native"] as const)("a Fleet through the %s door", (do
   describe("bad input", () => {
     let w: FleetWorld;
     beforeAll(async () => {
-      w = await openFleet(door, { size: 1 });
+      // One provider process for the cases: each refusal is the Fleet's check, in the program (dynamic
+      // door) or in the plugin's Construct (native door), neither of which keeps anything between runs.
+      w = await openFleet(door, { size: 1 }, { argsInFile: true });
     });
     afterAll(() => w?.close());
 

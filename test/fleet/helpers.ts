@@ -1,4 +1,6 @@
 /** A stack of the fleet fixture program (fixtures/fleet-program.ts) through either front door, on a frozen emulator. */
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { GpuCloudClient } from "pulumi-gpucloud/sdk";
 import { assertBuilt, ensurePackageLink } from "../../dev/self-link";
@@ -26,7 +28,11 @@ export interface FleetWorld {
   podUuid: string;
   gpu4090: string;
   gpu5090: string;
-  /** Runs the fleet program with these Fleet arguments from the next operation on. */
+  /**
+   * Runs the fleet program with these Fleet arguments from the next operation on: a change of the stack's
+   * config (a new provider process, as the CLI starts one for each run), or, for a world opened with
+   * `argsInFile`, of the file the program reads them from (the same provider process).
+   */
   setArgs(args: Props): Promise<void>;
   /** Runs an operation while the frozen clock moves, so the provider's waits end without sleeping. */
   advancing<T>(work: Promise<T>): Promise<T>;
@@ -44,7 +50,8 @@ export async function openFleet(
   {
     onEvent,
     policyPacks,
-  }: { onEvent?: (event: EngineEvent) => void; policyPacks?: PolicyPackOptions[] } = {},
+    argsInFile = false,
+  }: { onEvent?: (event: EngineEvent) => void; policyPacks?: PolicyPackOptions[]; argsInFile?: boolean } = {},
 ): Promise<FleetWorld> {
   assertBuilt();
   ensurePackageLink();
@@ -54,13 +61,16 @@ export async function openFleet(
   const podUuid = (await pod(emu, "ComfyUI")).uuid;
   const gpu4090 = await gpuUuid(emu, "4090D");
   const gpu5090 = await gpuUuid(emu, "5090");
+  const argsDir = argsInFile ? fs.mkdtempSync(path.join(os.tmpdir(), "fleet-args-")) : undefined;
+  const argsFile = argsDir && path.join(argsDir, "args.json");
+  if (argsFile) fs.writeFileSync(argsFile, JSON.stringify(args));
   const config = (fleetArgs: Props) => ({
     "gpucloud:baseUrl": emu.url,
     "gpucloud:apiKey": secret(DEMO_KEY),
     "gpucloud:pollIntervalMs": "20",
     "fleet:podUuid": podUuid,
     "fleet:gpuUuid": gpu4090,
-    "fleet:args": JSON.stringify(fleetArgs),
+    ...(argsFile ? { "fleet:argsFile": argsFile } : { "fleet:args": JSON.stringify(fleetArgs) }),
   });
   const stack = await Stack.open({
     program: FLEET_PROGRAM,
@@ -78,7 +88,8 @@ export async function openFleet(
     podUuid,
     gpu4090,
     gpu5090,
-    setArgs: (next) => stack.setConfig(config(next)),
+    setArgs: async (next) =>
+      argsFile ? fs.writeFileSync(argsFile, JSON.stringify(next)) : stack.setConfig(config(next)),
     advancing: (work) => advancing(emu, work),
     async setUtilization(instanceUuid, percent) {
       await emu.admin("PUT", `/instances/${instanceUuid}/utilization`, { gpu: percent, fb: percent });
@@ -94,6 +105,7 @@ export async function openFleet(
       await stack.close();
       await api.close();
       await emu.close();
+      if (argsDir) fs.rmSync(argsDir, { recursive: true, force: true });
     },
   };
 }
