@@ -19,6 +19,7 @@ import { createServer, type Server } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Emulator } from "pulumi-gpucloud/emulator";
+import { probeHolder } from "../../emulator/core/state/lock";
 import { createInstance, startTestEmulator, type TestEmulator } from "./helpers";
 
 /** The longest Unix socket address on Linux, NUL excluded. */
@@ -127,6 +128,21 @@ describe("one emulator per state file", () => {
       expect(lstatSync(`${file}.lock`).isSocket()).toBe(true);
     } finally {
       stranger.close();
+    }
+  });
+
+  it("hears a holder's answer that arrived while this process was stalled longer than the holder's second", async () => {
+    const holder = { pid: 4242, host: "elsewhere", started: "2026-11-29T00:00:00.000Z" };
+    const answering = createServer((connection) => connection.end(JSON.stringify(holder)));
+    await listening(answering, `${file}.lock`);
+    try {
+      const probe = probeHolder(`${file}.lock`);
+      // A loaded machine stalls this process: a single timer of a second has expired when it runs again.
+      const stalledUntil = Date.now() + 1500;
+      while (Date.now() < stalledUntil);
+      expect(await probe).toEqual({ state: "live", holder });
+    } finally {
+      answering.close();
     }
   });
 

@@ -36,8 +36,14 @@ export class StateLockError extends Error {
 
 /** The longest path a Unix socket address holds, NUL excluded: 107 bytes on Linux, 103 on the BSDs and macOS. */
 const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
-/** How long a live holder has to say who it is before the refusal goes without its name. */
-const HOLDER_ANSWER_MS = 1000;
+/**
+ * How long a live holder has to say who it is before the refusal goes without its name: ticks of a timer
+ * re-armed after each, not one timer. A process the machine stalls (a loaded CI runner) finds one timer
+ * long expired when it runs again and would give up before reading an answer that had arrived; each tick
+ * lets the answer in before the next, so the holder gets its second of this process's running time.
+ */
+const HOLDER_ANSWER_TICKS = 10;
+const HOLDER_ANSWER_TICK_MS = 100;
 /** A holder's answer is one short JSON line: anything longer is not an emulator's. */
 const MAX_HOLDER_ANSWER_BYTES = 4096;
 /** Rounds of "take it, else judge its holder": more than one only while others race for the same file. */
@@ -246,17 +252,18 @@ function sideName(lock: LockNames, kind: "pin" | "stale"): string {
   return `${lock.path}.${process.pid}.${randomBytes(6).toString("hex")}.${kind}`;
 }
 
-type Probe =
+/** @internal What connecting to a lock found. */
+export type Probe =
   | { state: "live"; holder?: Holder }
   | { state: "dead" }
   | { state: "gone" }
   | { state: "unknown"; code: string };
 
 /**
- * Connects to the lock: a holder that listens is alive (and says who it is); a socket nobody listens on,
- * or a file that is no socket, is left by one that died.
+ * @internal Connects to the lock: a holder that listens is alive (and says who it is); a socket nobody
+ * listens on, or a file that is no socket, is left by one that died.
  */
-function probeHolder(address: string): Promise<Probe> {
+export function probeHolder(address: string): Promise<Probe> {
   return new Promise((resolvePromise) => {
     const connection = createConnection({ path: address });
     let said = "";
@@ -266,7 +273,13 @@ function probeHolder(address: string): Promise<Probe> {
       connection.destroy();
       resolvePromise(probe);
     };
-    const timer = setTimeout(() => settle({ state: "live" }), HOLDER_ANSWER_MS);
+    let ticks = 0;
+    const tick = () => {
+      ticks += 1;
+      if (ticks >= HOLDER_ANSWER_TICKS) settle({ state: "live" });
+      else timer = setTimeout(tick, HOLDER_ANSWER_TICK_MS);
+    };
+    let timer = setTimeout(tick, HOLDER_ANSWER_TICK_MS);
     connection.on("connect", () => (connected = true));
     connection.on("data", (chunk) => {
       said += chunk.toString("utf8");
