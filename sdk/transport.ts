@@ -454,6 +454,10 @@ export class Transport {
     const ctx = { action: spec.action, method: spec.method, path: relPath, secret: this.secret };
     const controller = new AbortController();
     let timedOut = false;
+    // The HTTP library loads at the first attempt (http-library.ts), before its timeout starts: on a
+    // loaded machine, loading it could take much of a short timeout, and a create would be cut off
+    // unanswered for that alone.
+    undici();
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
