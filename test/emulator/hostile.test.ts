@@ -182,6 +182,19 @@ describe("connections, slow requests and the rate limiter", () => {
     }
   });
 
+  it("tells clients it keeps an idle connection 65 s, well past a stalled client's next request", async () => {
+    // A client closes its idle connection by this header (undici a little earlier). With Node's 5 s, a
+    // test process stalled 6 s sent its next request as the emulator closed the connection: ECONNRESET.
+    const t = await startTestEmulator();
+    try {
+      const answer = await t.api("GET", "/gpu/list");
+      expect(answer.headers.get("connection")).toBe("keep-alive");
+      expect(answer.headers.get("keep-alive")).toBe("timeout=65");
+    } finally {
+      await t.close();
+    }
+  });
+
   it("limits requests with rotating made-up keys by the client's address", async () => {
     const t = await startTestEmulator({ ...HTTP_ERROR_STATUS, rateLimit: 3 });
     try {
