@@ -9,6 +9,7 @@
  * dependency linked from this repository's node_modules, so nothing is downloaded.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -79,16 +80,76 @@ export async function installPackageInto(projectDir: string): Promise<void> {
   await fs.promises.writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
-/** The tarball `npm pack` makes of this repository, written into `destination`; its path. */
-export async function packTarball(destination: string): Promise<string> {
-  // --ignore-scripts: the caller has built dist/ (assertBuilt); `prepare` would rebuild it for nothing.
-  const { stdout } = await run(
-    "npm",
-    ["pack", "--ignore-scripts", "--json", "--pack-destination", path.resolve(destination)],
-    { cwd: REPO_ROOT },
+/** Where a package's packed tarballs are kept, one folder per fingerprint of what they hold (see `packTarball`). */
+const packCache = (root: string) => path.join(root, "node_modules", ".cache", "pulumi-gpucloud-pack");
+
+/**
+ * The tarball `npm pack` makes of this repository, copied into `destination`; its path. The suites that
+ * install the package asked for it about ten times a CI run, each `npm pack` 2 CPU-s for the same bytes,
+ * so it is packed once for each state of the files it holds (`packedFilesFingerprint`) and kept in
+ * node_modules/.cache, where a fresh install starts without it.
+ */
+export async function packTarball(destination: string, root: string = REPO_ROOT): Promise<string> {
+  const kept = path.join(packCache(root), await packedFilesFingerprint(root));
+  let filename = (await fs.promises.readdir(kept).catch(() => [] as string[])).find((f) =>
+    f.endsWith(".tgz"),
   );
+  if (filename === undefined) filename = await packInto(kept, root);
+  const target = path.join(path.resolve(destination), filename);
+  await fs.promises.copyFile(path.join(kept, filename), target);
+  return target;
+}
+
+/**
+ * Packs into `folder`, made whole or not at all: the tarball is packed beside it and the folder renamed
+ * into place, so a suite packing at the same moment in another worker never reads half a tarball.
+ * Folders of earlier fingerprints are removed.
+ */
+async function packInto(folder: string, root: string): Promise<string> {
+  const cache = packCache(root);
+  await fs.promises.mkdir(cache, { recursive: true });
+  const staging = await fs.promises.mkdtemp(path.join(cache, "packing-"));
+  // --ignore-scripts: the caller has built dist/ (assertBuilt); `prepare` would rebuild it for nothing.
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", staging], {
+    cwd: root,
+  });
   const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
-  return path.join(path.resolve(destination), filename);
+  try {
+    await fs.promises.rename(staging, folder);
+  } catch {
+    // Another worker put the same tarball there first.
+    await fs.promises.rm(staging, { recursive: true, force: true });
+  }
+  for (const entry of await fs.promises.readdir(cache)) {
+    if (entry !== path.basename(folder) && !entry.startsWith("packing-"))
+      await fs.promises.rm(path.join(cache, entry), { recursive: true, force: true });
+  }
+  return filename;
+}
+
+/**
+ * Names what `npm pack` would put in the tarball now: the path, size and modification time of every file
+ * under package.json's `files` (its exclusions too, which only makes it change more often), package.json
+ * and LICENSE. A build, an edited page or a new file changes it.
+ */
+export async function packedFilesFingerprint(root: string = REPO_ROOT): Promise<string> {
+  const manifest = JSON.parse(await fs.promises.readFile(path.join(root, "package.json"), "utf8")) as {
+    files: string[];
+  };
+  const roots = ["package.json", "LICENSE", ...manifest.files.filter((entry) => !entry.startsWith("!"))];
+  const hash = createHash("sha256");
+  const visit = async (relative: string): Promise<void> => {
+    const stat = await fs.promises.stat(path.join(root, relative)).catch(() => undefined);
+    if (stat === undefined) return;
+    if (!stat.isDirectory()) {
+      hash.update(`${relative}\0${stat.size}\0${stat.mtimeMs}\n`);
+      return;
+    }
+    for (const entry of (await fs.promises.readdir(path.join(root, relative))).sort())
+      await visit(path.join(relative, entry));
+  };
+  for (const root of roots) await visit(root);
+  return hash.digest("hex").slice(0, 32);
 }
 
 async function unpackInto(scratch: string, packageDir: string): Promise<void> {
