@@ -35,16 +35,19 @@ export function nodeExitingWithEngine(script: string, args: string[]): { command
 }
 
 /**
- * Runs in the plugin process, before its script (so it must use nothing from outside itself): two modules
- * @pulumi/pulumi requires as it loads, for work neither a provider server nor a policy pack does, get a
+ * Runs in the plugin process, before its script (so it must use nothing from outside itself): modules
+ * required as the process loads, for work neither a provider server nor a policy pack does, get a
  * stand-in that loads the real module the first time any of it is read:
  * - @npmcli/arborist, as `computeCodePaths`' module requires it: 495 modules, for packaging a cloud
  *   function's dependencies;
  * - TypeScript, through @pulumi/pulumi's typescript-shim (which also picks the copy): 9 MB of JavaScript
  *   that the closure serializer parses a function's source with, which the program does when it registers
- *   a dynamic resource, never the server that runs the provider.
- * Together they were most of the process's start on Node.js 24: loading @pulumi/pulumi took 0.64 CPU-s,
- * 0.39 without the first, 0.29 without both (measured, compile cache warm). Each operation starts these
+ *   a dynamic resource, never the server that runs the provider;
+ * - zod's translations of its messages (`z.locales`, 64 files), which zod's core requires as it loads; zod
+ *   sets its English messages from their own file, and nothing here asks for another language.
+ * The first two were most of the process's start on Node.js 24: loading @pulumi/pulumi took 0.64 CPU-s,
+ * 0.39 without the first, 0.29 without both; zod, 0.06 CPU-s, takes 0.04 without its translations
+ * (measured, compile cache warm). Each operation starts these
  * processes afresh, as the engine does, and the process behaves the same: only the moment those modules
  * load moves. The stand-in says it is an ES module, so TypeScript's `__importStar`, how @pulumi/pulumi
  * imports arborist, keeps the stand-in instead of reading every property of it at once.
@@ -56,9 +59,11 @@ export function deferUnusedModules(): void {
   const load = Module._load;
   const pulumiFile = /[\\/]@pulumi[\\/]pulumi[\\/]/;
   const codePaths = /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]closure[\\/]codePaths\.js$/;
+  const zodFile = /[\\/]zod[\\/]v4[\\/]/;
   const deferred = (request: string, from: string) =>
     (request === "@npmcli/arborist" && codePaths.test(from)) ||
-    (/[\\/]typescript-shim$/.test(request) && pulumiFile.test(from));
+    (/[\\/]typescript-shim$/.test(request) && pulumiFile.test(from)) ||
+    (request === "../locales/index.cjs" && zodFile.test(from));
   Module._load = function (this: unknown, request, parent, isMain) {
     const from = (parent as { filename?: string } | null)?.filename ?? "";
     if (!deferred(request, from)) return load.call(this, request, parent, isMain);

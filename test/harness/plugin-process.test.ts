@@ -1,8 +1,8 @@
 /**
- * The plugin processes the harness starts (a dynamic-provider server, a policy pack) load two modules of
- * @pulumi/pulumi only when something uses them: not at start, and whole and working the first time their
- * users run. Its package walker, @npmcli/arborist, for `computeCodePaths`; TypeScript, for the closure
- * serializer (`serializeFunction`).
+ * The plugin processes the harness starts (a dynamic-provider server, a policy pack) load three modules
+ * only when something uses them: not at start, and whole and working the first time their users run.
+ * @pulumi/pulumi's package walker, @npmcli/arborist, for `computeCodePaths`; TypeScript, for the closure
+ * serializer (`serializeFunction`); zod's translations of its messages (English needs none of them).
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,6 +12,8 @@ import { promisify } from "node:util";
 import { nodeExitingWithEngine } from "../../testing/plugin-process";
 
 const run = promisify(execFile);
+/** zod's French for a number given where a string is expected. */
+const FRENCH = "Entrée invalide : chaîne de caractères attendu, nombre reçu";
 
 /**
  * What the script saw: which of the two modules were loaded at start, after `computeCodePaths` and
@@ -19,9 +21,13 @@ const run = promisify(execFile);
  */
 interface Seen {
   atStart: string[];
+  /** Loaded once zod has made an English message (after computeCodePaths and serializeFunction). */
+  afterEnglish: string[];
   afterUse: string[];
   codePaths: string[];
   serialized: boolean;
+  english: string;
+  french: string;
 }
 
 let dir: string;
@@ -34,7 +40,8 @@ beforeAll(() => {
   fs.writeFileSync(
     script,
     `const pulumi = require(${JSON.stringify(require.resolve("@pulumi/pulumi"))});
-const modules = { walker: /[\\\\/]@npmcli[\\\\/]arborist[\\\\/]/, typescript: /[\\\\/]typescript(@[\\d.]+)?[\\\\/](lib[\\\\/])?typescript\\.js$/ };
+const { z } = require(${JSON.stringify(require.resolve("zod"))});
+const modules = { walker: /[\\\\/]@npmcli[\\\\/]arborist[\\\\/]/, typescript: /[\\\\/]typescript(@[\\d.]+)?[\\\\/](lib[\\\\/])?typescript\\.js$/, translations: /[\\\\/]zod[\\\\/]v4[\\\\/]locales[\\\\/]index\\.cjs$/ };
 const loaded = () => Object.keys(modules).filter((name) => Object.keys(require.cache).some((f) => modules[name].test(f)));
 const atStart = loaded();
 (async () => {
@@ -42,7 +49,10 @@ const atStart = loaded();
   const answer = 42;
   const { text } = await pulumi.runtime.serializeFunction(() => answer);
   const serialized = text.includes("42");
-  process.stdout.write(JSON.stringify({ atStart, afterUse: loaded(), codePaths: [...paths.keys()], serialized }));
+  const english = z.string().safeParse(1).error.issues[0].message;
+  const afterEnglish = loaded();
+  const french = z.locales.fr().localeError({ code: "invalid_type", expected: "string", input: 1 });
+  process.stdout.write(JSON.stringify({ atStart, afterUse: loaded(), codePaths: [...paths.keys()], serialized, english, afterEnglish, french }));
   process.exit(0);
 })();
 `,
@@ -56,22 +66,28 @@ async function seen(command: string, args: string[]): Promise<Seen> {
 }
 
 describe("a plugin process the harness starts", () => {
-  it("loads @pulumi/pulumi without its package walker and TypeScript, and loads each when its user runs", async () => {
+  it("loads @pulumi/pulumi without its package walker and TypeScript, zod without its translations, and each when its user runs", async () => {
     const { command, args } = nodeExitingWithEngine(script, []);
     expect(await seen(command, args)).toEqual({
       atStart: [],
-      afterUse: ["walker", "typescript"],
+      afterEnglish: ["walker", "typescript"],
+      afterUse: ["walker", "typescript", "translations"],
       codePaths: ["included.js"],
       serialized: true,
+      english: "Invalid input: expected string, received number",
+      french: FRENCH,
     });
   });
 
-  it("differs from node running the script alone only there: @pulumi/pulumi loads both at once", async () => {
+  it("differs from node running the script alone only there: @pulumi/pulumi and zod load all three at once", async () => {
     expect(await seen(process.execPath, [script])).toEqual({
-      atStart: ["walker", "typescript"],
-      afterUse: ["walker", "typescript"],
+      atStart: ["walker", "typescript", "translations"],
+      afterEnglish: ["walker", "typescript", "translations"],
+      afterUse: ["walker", "typescript", "translations"],
       codePaths: ["included.js"],
       serialized: true,
+      english: "Invalid input: expected string, received number",
+      french: FRENCH,
     });
   });
 });

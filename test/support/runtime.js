@@ -36,20 +36,22 @@ class CodeCachingScript extends vm.Script {
 }
 
 /**
- * Two modules @pulumi/pulumi requires as it loads, evaluated again for every test file that loads it, for
- * work few suites do: @npmcli/arborist as `computeCodePaths`' module requires it (495 modules, for
- * packaging a cloud function's dependencies, which no suite does), and TypeScript through @pulumi/pulumi's
- * typescript-shim (9 MB of JavaScript, for serializing a dynamic provider's functions, which the files that
- * run a stack through the engine's mocks do). The requiring file gets a stand-in that loads the real
- * module, through jest, in the test file's registry, the first time any of it is read.
- * testing/plugin-process.ts does the same in the plugin processes the harness starts, and says why the
- * stand-in claims to be an ES module.
+ * Modules evaluated again for every test file that loads them, for work few suites do: @npmcli/arborist as
+ * `computeCodePaths`' module requires it (495 modules, for packaging a cloud function's dependencies, which
+ * no suite does); TypeScript through @pulumi/pulumi's typescript-shim (9 MB of JavaScript, for serializing
+ * a dynamic provider's functions, which the files that run a stack through the engine's mocks do); and
+ * zod's translations of its messages (64 files its core requires as it loads, where English comes from a
+ * file of its own). The requiring file gets a stand-in that loads the real module, through jest, in the
+ * test file's registry, the first time any of it is read. testing/plugin-process.ts does the same in the
+ * plugin processes the harness starts, and says why the stand-in claims to be an ES module.
  */
 const PULUMI_FILE = /[\\/]@pulumi[\\/]pulumi[\\/]/;
 const CODE_PATHS = /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]closure[\\/]codePaths\.js$/;
+const ZOD_FILE = /[\\/]zod[\\/]v4[\\/]/;
 const deferred = (moduleName, from) =>
   (moduleName === "@npmcli/arborist" && CODE_PATHS.test(from)) ||
-  (/[\\/]typescript-shim$/.test(moduleName) && PULUMI_FILE.test(from));
+  (/[\\/]typescript-shim$/.test(moduleName) && PULUMI_FILE.test(from)) ||
+  (moduleName === "../locales/index.cjs" && ZOD_FILE.test(from));
 
 /** A stand-in for the module `load` returns, loading it when first read. */
 function loadedWhenUsed(load) {

@@ -91,6 +91,19 @@ describe("a module loaded when first used", () => {
     expect(text).toContain("42");
   });
 
+  it("is what zod's core gets for its translations in a test file: English without them, any when asked", async () => {
+    const { z } = await import("zod");
+    const message = () => z.string().safeParse(1).error?.issues[0].message;
+    expect(message()).toBe("Invalid input: expected string, received number");
+    try {
+      z.config(z.locales.de());
+      expect(message()).toMatch(/^Ungültige Eingabe/);
+    } finally {
+      z.config(z.locales.en());
+    }
+    expect(message()).toBe("Invalid input: expected string, received number");
+  });
+
   it("is what @pulumi/pulumi's computeCodePaths gets in a test file, and works there", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "code-paths-"));
     const cwd = process.cwd();
