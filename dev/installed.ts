@@ -136,7 +136,7 @@ export async function packedFilesFingerprint(root: string = REPO_ROOT): Promise<
   const manifest = JSON.parse(await fs.promises.readFile(path.join(root, "package.json"), "utf8")) as {
     files: string[];
   };
-  const roots = ["package.json", "LICENSE", ...manifest.files.filter((entry) => !entry.startsWith("!"))];
+  const shipped = ["package.json", "LICENSE", ...manifest.files.filter((entry) => !entry.startsWith("!"))];
   const hash = createHash("sha256");
   const visit = async (relative: string): Promise<void> => {
     const stat = await fs.promises.stat(path.join(root, relative)).catch(() => undefined);
@@ -148,7 +148,7 @@ export async function packedFilesFingerprint(root: string = REPO_ROOT): Promise<
     for (const entry of (await fs.promises.readdir(path.join(root, relative))).sort())
       await visit(path.join(relative, entry));
   };
-  for (const root of roots) await visit(root);
+  for (const entry of shipped) await visit(entry);
   return hash.digest("hex").slice(0, 32);
 }
 

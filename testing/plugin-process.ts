@@ -47,10 +47,10 @@ export function nodeExitingWithEngine(script: string, args: string[]): { command
  *   sets its English messages from their own file, and nothing here asks for another language.
  * The first two were most of the process's start on Node.js 24: loading @pulumi/pulumi took 0.64 CPU-s,
  * 0.39 without the first, 0.29 without both; zod, 0.06 CPU-s, takes 0.04 without its translations
- * (measured, compile cache warm). Each operation starts these
- * processes afresh, as the engine does, and the process behaves the same: only the moment those modules
- * load moves. The stand-in says it is an ES module, so TypeScript's `__importStar`, how @pulumi/pulumi
- * imports arborist, keeps the stand-in instead of reading every property of it at once.
+ * (measured, compile cache warm). Each operation starts these processes afresh, as the engine does, and
+ * the process behaves the same: only the moment those modules load moves. The stand-in says it is an ES
+ * module, so TypeScript's `__importStar` (how @pulumi/pulumi imports arborist, and zod its translations)
+ * keeps the stand-in instead of reading every property of it at once.
  */
 export function deferUnusedModules(): void {
   const Module = require("node:module") as {
